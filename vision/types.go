@@ -1,0 +1,25 @@
+package vision
+
+import "image"
+
+// Detection is one die found in a frame.
+type Detection struct {
+	// Box is the die's top face bounding box in pixels.
+	Box image.Rectangle `json:"box"`
+	// CX and CY are the top face centre in pixels.
+	CX float64 `json:"cx"`
+	CY float64 `json:"cy"`
+	// Value is 1..6, or 0 when the reader is not sure (unreadable).
+	Value int `json:"value"`
+	// Confidence of the value, 0..1.
+	Confidence float64 `json:"confidence"`
+	// Flat is true when the top face looks like the expected square;
+	// Flatness is the score behind it (1 is a perfect square).
+	Flat     bool    `json:"flat"`
+	Flatness float64 `json:"flatness"`
+	// SizeRatio is the apparent edge over the expected edge at that place
+	// (1 when no expected size is known).
+	SizeRatio float64 `json:"size_ratio"`
+	// EdgePx is the measured top-face edge in pixels.
+	EdgePx float64 `json:"edge_px"`
+}
