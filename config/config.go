@@ -1,0 +1,455 @@
+// Package config owns the daemon's single YAML configuration file: its
+// schema, strict decoding (an unknown or misspelled key, a wrong type or an
+// out-of-range value is an error naming the key and its line), defaults, and
+// validation. Every problem in a file is reported, not just the first.
+package config
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/dicewatch/dicewatch/mqtt"
+	"github.com/dicewatch/dicewatch/rules"
+	"github.com/dicewatch/dicewatch/sensors"
+)
+
+// Config is the whole daemon configuration.
+type Config struct {
+	// Table is the table's id; it names MQTT topics and journal records.
+	Table string `yaml:"table"`
+	// Camera is the frame source.
+	Camera Camera `yaml:"camera"`
+	// Calibration is the path of the calibration file (see `dicewatch calibrate`).
+	Calibration string `yaml:"calibration"`
+	// Vision tunes motion and reading.
+	Vision Vision `yaml:"vision"`
+	// Throw tunes how throws open and close.
+	Throw Throw `yaml:"throw"`
+	// Profile is the house rules (see rules.Profile).
+	Profile rules.Profile `yaml:"profile"`
+	// Journal is the durable log.
+	Journal Journal `yaml:"journal"`
+	// MQTT is the broker connection, topics and operator keys (see mqtt.Config).
+	MQTT mqtt.Config `yaml:"mqtt"`
+	// Sensors are the table's GPIO inputs and lamps (see sensors.Config).
+	Sensors sensors.Config `yaml:"sensors"`
+	// Log sets logging.
+	Log Log `yaml:"log"`
+
+	hash string
+}
+
+// Camera is the frame source.
+type Camera struct {
+	// Source is a URL: v4l2:///dev/video0?width=1280&height=720&fps=30,
+	// file:recording.avi, rtsp://..., gst:..., dir:stills/.
+	Source string `yaml:"source"`
+	Width  int    `yaml:"width"`
+	Height int    `yaml:"height"`
+	FPS    int    `yaml:"fps"`
+	// StallMS: no frame for this long is a camera fault.
+	StallMS int `yaml:"stall_ms"`
+}
+
+// Vision tunes motion detection and dice reading.
+type Vision struct {
+	// SettleMS is how long nothing may move before dice are at rest.
+	SettleMS int `yaml:"settle_ms"`
+	// DiePx overrides the expected die edge in pixels (0: from calibration).
+	DiePx float64 `yaml:"die_px"`
+}
+
+// Throw tunes the throw tracker.
+type Throw struct {
+	// MaxDurationMS closes a throw that never comes to rest.
+	MaxDurationMS int `yaml:"max_duration_ms"`
+	// StaffCallGraceMS is how long after rest a staff call still counts.
+	StaffCallGraceMS int `yaml:"staff_call_grace_ms"`
+}
+
+// Journal is the durable log's settings.
+type Journal struct {
+	Dir string `yaml:"dir"`
+}
+
+// Log sets logging.
+type Log struct {
+	Level  string `yaml:"level"`
+	Format string `yaml:"format"`
+}
+
+// Error is every problem found in a config file.
+type Error struct {
+	Path     string
+	Problems []string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("config %s: %d problem(s):\n  %s", e.Path, len(e.Problems), strings.Join(e.Problems, "\n  "))
+}
+
+// ErrInvalid is matched by errors.Is for any config problem.
+var ErrInvalid = errors.New("invalid config")
+
+// Is reports ErrInvalid.
+func (e *Error) Is(target error) bool { return target == ErrInvalid }
+
+// Hash is the hex SHA-256 prefix of the file's bytes, published in the
+// birth message so an audit can tell which config decided a roll.
+func (c *Config) Hash() string { return c.hash }
+
+// Load reads, decodes strictly, defaults and validates a config file.
+func Load(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	return Parse(path, b)
+}
+
+// Parse decodes strictly, defaults and validates config bytes. path only
+// names the file in errors.
+func Parse(path string, b []byte) (*Config, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(b, &root); err != nil {
+		return nil, &Error{Path: path, Problems: []string{cleanYAMLError(err.Error())}}
+	}
+	if len(root.Content) == 0 {
+		return nil, &Error{Path: path, Problems: []string{"file is empty"}}
+	}
+	lines := keyLines(&root)
+
+	var c Config
+	var problems []string
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			for _, m := range te.Errors {
+				if strings.Contains(m, "already defined") {
+					// yaml.v3 stops decoding the mapping here: the rest of
+					// the file was not read, so validating it would mislead.
+					return nil, &Error{Path: path, Problems: []string{explain(m, lines)}}
+				}
+				problems = append(problems, explain(m, lines))
+			}
+		} else {
+			return nil, &Error{Path: path, Problems: []string{cleanYAMLError(err.Error())}}
+		}
+	}
+	c.defaults()
+	for _, p := range c.validate() {
+		if ln, ok := lines.byPath[p.key]; ok {
+			problems = append(problems, fmt.Sprintf("line %d: %s: %s", ln, p.key, p.msg))
+		} else {
+			problems = append(problems, fmt.Sprintf("%s: %s", p.key, p.msg))
+		}
+	}
+	if len(problems) > 0 {
+		sortProblems(problems)
+		return nil, &Error{Path: path, Problems: problems}
+	}
+	s := sha256.Sum256(b)
+	c.hash = hex.EncodeToString(s[:8])
+	c.resolve(filepath.Dir(path))
+	return &c, nil
+}
+
+// resolve makes relative file paths relative to the config file's folder,
+// so a config works from any working directory.
+func (c *Config) resolve(dir string) {
+	abs := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	c.Calibration = abs(c.Calibration)
+	c.Journal.Dir = abs(c.Journal.Dir)
+	c.MQTT.StateDir = abs(c.MQTT.StateDir)
+	c.MQTT.PasswordFile = abs(c.MQTT.PasswordFile)
+	c.MQTT.TLS.CA = abs(c.MQTT.TLS.CA)
+	c.MQTT.TLS.Cert = abs(c.MQTT.TLS.Cert)
+	c.MQTT.TLS.Key = abs(c.MQTT.TLS.Key)
+	for _, scheme := range []string{"file:", "dir:"} {
+		if rest, ok := strings.CutPrefix(c.Camera.Source, scheme); ok && !strings.HasPrefix(rest, "//") {
+			c.Camera.Source = scheme + abs(rest)
+		}
+	}
+}
+
+func (c *Config) defaults() {
+	if c.Camera.FPS == 0 {
+		c.Camera.FPS = 30
+	}
+	if c.Camera.StallMS == 0 {
+		c.Camera.StallMS = 1000
+	}
+	if c.Vision.SettleMS == 0 {
+		c.Vision.SettleMS = 300
+	}
+	if c.Throw.MaxDurationMS == 0 {
+		c.Throw.MaxDurationMS = 15000
+	}
+	if c.Profile.Game == "" {
+		c.Profile.Game = "craps"
+	}
+	if c.MQTT.Table == "" {
+		c.MQTT.Table = c.Table
+	}
+	if c.MQTT.StateDir == "" && c.Journal.Dir != "" {
+		c.MQTT.StateDir = filepath.Join(filepath.Dir(c.Journal.Dir), "mqtt")
+	}
+	c.MQTT.SetDefaults()
+	if c.Log.Level == "" {
+		c.Log.Level = "info"
+	}
+	if c.Log.Format == "" {
+		c.Log.Format = "text"
+	}
+}
+
+type problem struct{ key, msg string }
+
+var tableID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+func (c *Config) validate() []problem {
+	var ps []problem
+	add := func(key, format string, a ...any) { ps = append(ps, problem{key, fmt.Sprintf(format, a...)}) }
+	if c.Table == "" {
+		add("table", "is required")
+	} else if !tableID.MatchString(c.Table) {
+		add("table", "%q must be 1-64 letters, digits, '-' or '_' (it is part of MQTT topics)", c.Table)
+	}
+	if c.Camera.Source == "" {
+		add("camera.source", "is required")
+	} else if !validSource(c.Camera.Source) {
+		add("camera.source", "%q is not a v4l2://, file:, rtsp://, gst: or dir: URL", c.Camera.Source)
+	}
+	if c.Camera.Width < 0 || c.Camera.Width > 8192 {
+		add("camera.width", "%d is out of range 0..8192", c.Camera.Width)
+	}
+	if c.Camera.Height < 0 || c.Camera.Height > 8192 {
+		add("camera.height", "%d is out of range 0..8192", c.Camera.Height)
+	}
+	if c.Camera.FPS < 1 || c.Camera.FPS > 240 {
+		add("camera.fps", "%d is out of range 1..240", c.Camera.FPS)
+	}
+	if c.Camera.StallMS < 50 || c.Camera.StallMS > 60000 {
+		add("camera.stall_ms", "%d is out of range 50..60000", c.Camera.StallMS)
+	}
+	if c.Calibration == "" {
+		add("calibration", "is required (make one with `dicewatch calibrate`)")
+	}
+	if c.Vision.SettleMS < 33 || c.Vision.SettleMS > 300 {
+		add("vision.settle_ms", "%d is out of range 33..300", c.Vision.SettleMS)
+	}
+	if c.Vision.DiePx < 0 || c.Vision.DiePx > 400 {
+		add("vision.die_px", "%g is out of range 0..400", c.Vision.DiePx)
+	}
+	if c.Throw.MaxDurationMS < 1000 || c.Throw.MaxDurationMS > 120000 {
+		add("throw.max_duration_ms", "%d is out of range 1000..120000", c.Throw.MaxDurationMS)
+	}
+	if c.Throw.StaffCallGraceMS < 0 || c.Throw.StaffCallGraceMS > 10000 {
+		add("throw.staff_call_grace_ms", "%d is out of range 0..10000", c.Throw.StaffCallGraceMS)
+	}
+	switch c.Profile.Game {
+	case "craps", "backgammon", "paigow", "sicbo":
+	default:
+		add("profile.game", "%q is not one of craps, backgammon, paigow, sicbo", c.Profile.Game)
+	}
+	switch c.Profile.Cocked {
+	case "", "no_roll", "read":
+	default:
+		add("profile.cocked", "%q is not one of no_roll, read", c.Profile.Cocked)
+	}
+	if c.Profile.Dice < 0 || c.Profile.Dice > 5 {
+		add("profile.dice", "%d is out of range 0..5", c.Profile.Dice)
+	}
+	if c.Profile.MinConfidence < 0 || c.Profile.MinConfidence > 1 {
+		add("profile.min_confidence", "%g is out of range 0..1", c.Profile.MinConfidence)
+	}
+	if c.Profile.StackedSizeRatio != 0 && (c.Profile.StackedSizeRatio < 1 || c.Profile.StackedSizeRatio > 2) {
+		add("profile.stacked_size_ratio", "%g is out of range 1..2", c.Profile.StackedSizeRatio)
+	}
+	if c.Profile.InvalidStreakAdvisory < 0 || c.Profile.InvalidStreakAdvisory > 100 {
+		add("profile.invalid_streak_advisory", "%d is out of range 0..100", c.Profile.InvalidStreakAdvisory)
+	}
+	if c.Journal.Dir == "" {
+		add("journal.dir", "is required")
+	}
+	for _, p := range c.MQTT.Problems() {
+		add(p.Key, "%s", p.Msg)
+	}
+	if err := c.Sensors.Validate(); err != nil {
+		var ve *sensors.ValidationError
+		if errors.As(err, &ve) {
+			for _, p := range ve.Problems {
+				add(p.Key, "%s", p.Msg)
+			}
+		} else {
+			add("sensors", "%v", err)
+		}
+	}
+	switch c.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		add("log.level", "%q is not one of debug, info, warn, error", c.Log.Level)
+	}
+	switch c.Log.Format {
+	case "text", "json":
+	default:
+		add("log.format", "%q is not one of text, json", c.Log.Format)
+	}
+	return ps
+}
+
+func validSource(s string) bool {
+	for _, p := range []string{"v4l2://", "file:", "rtsp://", "rtsps://", "gst:", "dir:"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// lineIndex maps dotted key paths to the line they are on, and lines to
+// the dotted key path of the key on that line.
+type lineIndex struct {
+	byPath map[string]int
+	byLine map[int]string
+}
+
+func keyLines(root *yaml.Node) lineIndex {
+	li := lineIndex{byPath: map[string]int{}, byLine: map[int]string{}}
+	var walk func(n *yaml.Node, prefix string)
+	walk = func(n *yaml.Node, prefix string) {
+		switch n.Kind {
+		case yaml.DocumentNode:
+			for _, c := range n.Content {
+				walk(c, prefix)
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				path := k.Value
+				if prefix != "" {
+					path = prefix + "." + k.Value
+				}
+				li.byPath[path] = k.Line
+				li.byLine[k.Line] = path
+				if v.Line != k.Line {
+					li.byLine[v.Line] = path
+				}
+				walk(v, path)
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				p := fmt.Sprintf("%s[%d]", prefix, i)
+				li.byPath[p] = c.Line
+				if _, ok := li.byLine[c.Line]; !ok {
+					li.byLine[c.Line] = p
+				}
+				walk(c, p)
+			}
+		}
+	}
+	walk(root, "")
+	return li
+}
+
+var (
+	lineRE    = regexp.MustCompile(`^line (\d+): (.*)$`)
+	unknownRE = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
+	typeRE    = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (\\S+)$")
+	typeRE2   = regexp.MustCompile(`^cannot unmarshal !!(\w+) into (\S+)$`)
+)
+
+// explain rewrites a yaml.v3 type error to name the key path.
+func explain(m string, li lineIndex) string {
+	sm := lineRE.FindStringSubmatch(m)
+	if sm == nil {
+		return m
+	}
+	ln, _ := strconv.Atoi(sm[1])
+	msg := sm[2]
+	key := li.byLine[ln]
+	if u := unknownRE.FindStringSubmatch(msg); u != nil {
+		return fmt.Sprintf("line %d: %s: unknown key", ln, key)
+	}
+	if t := typeRE.FindStringSubmatch(msg); t != nil {
+		return fmt.Sprintf("line %d: %s: %q is a %s, want %s", ln, key, t[2], yamlKind(t[1]), goKind(t[3]))
+	}
+	if t := typeRE2.FindStringSubmatch(msg); t != nil {
+		return fmt.Sprintf("line %d: %s: a %s is not allowed here, want %s", ln, key, yamlKind(t[1]), goKind(t[2]))
+	}
+	return fmt.Sprintf("line %d: %s: %s", ln, key, msg)
+}
+
+func yamlKind(tag string) string {
+	switch tag {
+	case "str":
+		return "string"
+	case "int":
+		return "integer"
+	case "float":
+		return "number"
+	case "bool":
+		return "boolean"
+	case "seq":
+		return "list"
+	case "map":
+		return "mapping"
+	}
+	return tag
+}
+
+func goKind(t string) string {
+	switch {
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
+		return "an integer"
+	case strings.HasPrefix(t, "float"):
+		return "a number"
+	case t == "bool":
+		return "true or false"
+	case t == "string":
+		return "a string"
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	}
+	return "a mapping"
+}
+
+func cleanYAMLError(s string) string {
+	return strings.TrimPrefix(s, "yaml: ")
+}
+
+// sortProblems orders problems by line number, then text.
+func sortProblems(ps []string) {
+	num := func(s string) int {
+		if m := lineRE.FindStringSubmatch(s); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			return n
+		}
+		return 1 << 30
+	}
+	sort.SliceStable(ps, func(i, j int) bool {
+		ni, nj := num(ps[i]), num(ps[j])
+		if ni != nj {
+			return ni < nj
+		}
+		return ps[i] < ps[j]
+	})
+}

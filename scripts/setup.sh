@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Idempotent set-up for dicewatch on Debian bookworm / Raspberry Pi OS bookworm.
+# Installs only what is missing: OpenCV 4.6 (libopencv-dev), mosquitto,
+# mosquitto-clients and pkg-config. Safe to run again and again.
+set -euo pipefail
+
+PACKAGES=(libopencv-dev mosquitto mosquitto-clients pkg-config)
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+
+if ! command -v go >/dev/null 2>&1; then
+	say "Go is not installed (or not on PATH). Install Go 1.24 or later from https://go.dev/dl/ and add it to PATH."
+	exit 1
+fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing+=("$p")
+	fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	say "all packages present (${PACKAGES[*]})"
+else
+	if ! command -v apt-get >/dev/null 2>&1; then
+		say "missing packages: ${missing[*]}, and apt-get is not available."
+		say "Install them with your system's package manager (OpenCV 4.6 development files, mosquitto, pkg-config), then run this again."
+		exit 1
+	fi
+	SUDO=""
+	if [ "$(id -u)" -ne 0 ]; then
+		if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+			SUDO="sudo -n"
+		else
+			say "missing packages: ${missing[*]}, and this is not root."
+			say "Run as root, or run: sudo apt-get install -y ${missing[*]}"
+			exit 1
+		fi
+	fi
+	say "installing: ${missing[*]} (OpenCV takes a minute or two the first time)"
+	export DEBIAN_FRONTEND=noninteractive
+	if ! $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >/tmp/dicewatch-apt.log 2>&1; then
+		say "apt-get install failed; refreshing the package lists and trying again"
+		$SUDO apt-get update -q >>/tmp/dicewatch-apt.log 2>&1 || true
+		if ! $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >>/tmp/dicewatch-apt.log 2>&1; then
+			say "apt-get install failed; see /tmp/dicewatch-apt.log"
+			tail -n 20 /tmp/dicewatch-apt.log >&2
+			exit 1
+		fi
+	fi
+fi
+
+# The system mosquitto service is not needed by the demo or tests (they start
+# their own broker on a free loopback port), so it is left as the package set it.
+if ! pkg-config --exists opencv4; then
+	say "pkg-config cannot find opencv4 although libopencv-dev is installed; check PKG_CONFIG_PATH"
+	exit 1
+fi
+say "OpenCV $(pkg-config --modversion opencv4), $(go version | awk '{print $3}'), mosquitto at $(command -v mosquitto || echo /usr/sbin/mosquitto)"

@@ -1,0 +1,238 @@
+// Package tracker owns the throw: it opens a throw when dice appear or move
+// in the landing area, fuses per-frame vision observations, sensor events
+// and staff calls by their timestamps on the stream clock, and closes the
+// throw at rest (or after a maximum duration) into one rules.Throw record,
+// which rules.Decide turns into exactly one decision.
+//
+// tracker is pure Go with no goroutines and no clock reads: time arrives in
+// the observations and events, so replays decide exactly as the live run.
+package tracker
+
+import (
+	"sort"
+
+	"github.com/dicewatch/dicewatch/rules"
+	"github.com/dicewatch/dicewatch/sensors"
+)
+
+// Observation is what vision saw in one frame, as plain values.
+type Observation struct {
+	// AtMS is the frame time on the stream clock.
+	AtMS int64 `json:"t_ms"`
+	// Motion is true when something moved in the landing area.
+	Motion bool `json:"motion"`
+	// Present is how many dice candidates are in view.
+	Present int `json:"present"`
+	// Appeared lists the first-appearance times of dice first seen in this frame.
+	Appeared []int64 `json:"appeared,omitempty"`
+	// Exits are dice that left the view in this frame, mapped to zones.
+	Exits []rules.Exit `json:"exits,omitempty"`
+	// AtRest is set on the frame that decides: nothing has moved for the
+	// settle window. Dice holds what the reader found in that frame.
+	AtRest bool        `json:"at_rest,omitempty"`
+	Dice   []rules.Die `json:"dice,omitempty"`
+	// Clear is true when the landing area is back to the empty table.
+	Clear bool `json:"clear,omitempty"`
+}
+
+// Config tunes the tracker.
+type Config struct {
+	Game       rules.Game
+	DiceThrown int
+	// MaxDurationMS closes a throw that never comes to rest.
+	MaxDurationMS int64
+	// GraceMS: a staff call or no-roll button press this long after rest
+	// still belongs to the throw. The decision waits for it.
+	GraceMS int64
+	// LeadMS: sensor events this long before the throw opened belong to it
+	// (a die can break a beam before the camera sees it).
+	LeadMS int64
+	// Sensors is the sensor configuration: its inputs say which sensors are
+	// fitted (a back-wall sensor makes a throw without a hit no_back_wall).
+	Sensors sensors.Config
+}
+
+type phase int
+
+const (
+	idle       phase = iota
+	throwing         // dice in the air or rolling
+	closing          // at rest; waiting out the staff-call grace
+	collecting       // decided; waiting for the table to clear
+)
+
+// Tracker builds throw records. It is not safe for concurrent use: one
+// goroutine owns it.
+type Tracker struct {
+	cfg     Config
+	phase   phase
+	cur     rules.Throw
+	restAt  int64
+	faults  map[string]bool  // equipment faulted now
+	inputs  sensors.FaultSet // sensor inputs faulted now
+	events  []sensors.Event  // recent sensor events (bounded)
+	calls   []rules.StaffCallRecord
+	lastObs int64
+}
+
+// New returns an idle tracker.
+func New(cfg Config) *Tracker {
+	if cfg.DiceThrown == 0 {
+		cfg.DiceThrown = 2
+	}
+	if cfg.MaxDurationMS == 0 {
+		cfg.MaxDurationMS = 15000
+	}
+	if cfg.LeadMS == 0 {
+		cfg.LeadMS = 1000
+	}
+	return &Tracker{cfg: cfg, faults: map[string]bool{}}
+}
+
+// Busy reports whether a throw is open (in the air, or at rest awaiting the grace period).
+func (t *Tracker) Busy() bool { return t.phase == throwing || t.phase == closing }
+
+// Fault marks equipment ("camera", "calibration") faulted or restored. A
+// throw open while equipment is faulted is never valid.
+func (t *Tracker) Fault(what string, faulted bool) {
+	if faulted {
+		t.faults[what] = true
+		if t.Busy() {
+			t.addFault(what)
+		}
+		return
+	}
+	delete(t.faults, what)
+}
+
+func (t *Tracker) addFault(what string) {
+	for _, f := range t.cur.Faults {
+		if f == what {
+			return
+		}
+	}
+	t.cur.Faults = append(t.cur.Faults, what)
+}
+
+// Sensor takes one sensor event.
+func (t *Tracker) Sensor(e sensors.Event) []rules.Throw {
+	t.inputs.Apply(e)
+	t.events = append(t.events, e)
+	if len(t.events) > 4096 {
+		t.events = append(t.events[:0], t.events[len(t.events)-2048:]...)
+	}
+	return t.Tick(e.AtMS)
+}
+
+// StaffCall takes a no-roll call. It reports whether the call was taken
+// into a throw (false: no throw was open or within the grace period).
+func (t *Tracker) StaffCall(c rules.StaffCallRecord) bool {
+	switch t.phase {
+	case throwing:
+		t.cur.StaffCalls = append(t.cur.StaffCalls, c)
+		return true
+	case closing:
+		if c.AtMS <= t.restAt+t.cfg.GraceMS {
+			t.cur.StaffCalls = append(t.cur.StaffCalls, c)
+			return true
+		}
+	}
+	return false
+}
+
+// Frame takes one frame's observation and returns the throws it closed.
+func (t *Tracker) Frame(o Observation) []rules.Throw {
+	t.lastObs = o.AtMS
+	var out []rules.Throw
+	switch t.phase {
+	case idle:
+		if o.Motion && (o.Present > 0 || len(o.Appeared) > 0) || len(o.Exits) > 0 {
+			t.open(o.AtMS)
+			t.absorb(o)
+		}
+	case throwing:
+		t.absorb(o)
+		if o.AtRest {
+			t.rest(o)
+		}
+	case closing:
+		// A hand or stick after rest is the stickperson: it does not
+		// restart the throw.
+	case collecting:
+		if o.Clear {
+			t.phase = idle
+		}
+	}
+	out = append(out, t.Tick(o.AtMS)...)
+	return out
+}
+
+// Tick advances time without a frame (a stalled camera still closes throws).
+func (t *Tracker) Tick(nowMS int64) []rules.Throw {
+	switch t.phase {
+	case throwing:
+		if nowMS-t.cur.StartMS >= t.cfg.MaxDurationMS {
+			t.cur.AtRestMS = nowMS
+			t.restAt = nowMS
+			t.phase = closing
+			// No at-rest frame: whatever was not read is missing.
+		}
+	}
+	if t.phase == closing && nowMS >= t.restAt+t.cfg.GraceMS {
+		th := t.finish()
+		return []rules.Throw{th}
+	}
+	return nil
+}
+
+func (t *Tracker) open(at int64) {
+	t.phase = throwing
+	t.cur = rules.Throw{Game: t.cfg.Game, StartMS: at, DiceThrown: t.cfg.DiceThrown}
+	for f := range t.faults {
+		t.cur.Faults = append(t.cur.Faults, f)
+	}
+	sort.Strings(t.cur.Faults)
+}
+
+func (t *Tracker) absorb(o Observation) {
+	t.cur.Left = append(t.cur.Left, o.Exits...)
+}
+
+func (t *Tracker) rest(o Observation) {
+	t.cur.AtRestMS = o.AtMS
+	t.cur.Dice = append([]rules.Die(nil), o.Dice...)
+	t.restAt = o.AtMS
+	t.phase = closing
+}
+
+func (t *Tracker) finish() rules.Throw {
+	th := t.cur
+	from, to := th.StartMS-t.cfg.LeadMS, th.AtRestMS+t.cfg.GraceMS
+	var win []sensors.Event
+	for _, e := range t.events {
+		if e.AtMS >= from && e.AtMS <= to {
+			win = append(win, e)
+		}
+	}
+	fu := t.cfg.Sensors.Fuse(win, sensors.Window{
+		StartMS: th.StartMS, RestMS: th.AtRestMS, GraceMS: t.cfg.GraceMS, Faulted: t.inputs.Faulted(),
+	})
+	th.Sensors = fu.Evidence
+	for _, p := range fu.Presses {
+		th.StaffCalls = append(th.StaffCalls, rules.StaffCallRecord{
+			Operator: "boxperson_station", Role: "boxperson", Cause: "no-roll button",
+			Source: "button", AtMS: p,
+		})
+	}
+	// Drop events up to the end of this throw's window.
+	keep := t.events[:0]
+	for _, e := range t.events {
+		if e.AtMS > to {
+			keep = append(keep, e)
+		}
+	}
+	t.events = keep
+	t.phase = collecting
+	t.cur = rules.Throw{}
+	return th
+}

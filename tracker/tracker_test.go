@@ -1,0 +1,196 @@
+package tracker
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/dicewatch/dicewatch/rules"
+	"github.com/dicewatch/dicewatch/sensors"
+)
+
+func die(v int, zone rules.Zone) rules.Die {
+	return rules.Die{Value: v, Confidence: 0.99, Zone: zone, Flat: true, Flatness: 0.98, SizeRatio: 1}
+}
+
+// step is one input to the tracker: a frame, a sensor event or a staff call.
+type step struct {
+	obs    *Observation
+	sensor *sensors.Event
+	call   *rules.StaffCallRecord
+	fault  string
+	on     bool
+}
+
+func frame(at int64, motion bool, present int) step {
+	return step{obs: &Observation{AtMS: at, Motion: motion, Present: present}}
+}
+
+func rest(at int64, dice ...rules.Die) step {
+	return step{obs: &Observation{AtMS: at, Present: len(dice), AtRest: true, Dice: dice}}
+}
+
+func edge(at int64, role sensors.Role, name string) step {
+	return step{sensor: &sensors.Event{AtMS: at, Role: role, Name: name, Kind: sensors.KindEdge, Active: true}}
+}
+
+func run(t *testing.T, cfg Config, steps []step) []rules.Throw {
+	t.Helper()
+	tr := New(cfg)
+	var out []rules.Throw
+	for _, s := range steps {
+		switch {
+		case s.obs != nil:
+			out = append(out, tr.Frame(*s.obs)...)
+		case s.sensor != nil:
+			out = append(out, tr.Sensor(*s.sensor)...)
+		case s.call != nil:
+			tr.StaffCall(*s.call)
+		case s.fault != "":
+			tr.Fault(s.fault, s.on)
+		}
+	}
+	return out
+}
+
+func TestTrackerDecisions(t *testing.T) {
+	cfg := Config{Game: rules.Craps, DiceThrown: 2, GraceMS: 200, Sensors: sensors.Config{Inputs: []sensors.Input{
+		{Name: "wall", Role: sensors.RoleBackWall, Pin: "GPIO5"},
+		{Name: "bowl", Role: sensors.RoleBowl, Pin: "GPIO6"},
+		{Name: "button", Role: sensors.RoleNoRollButton, Pin: "GPIO13"},
+	}}}
+	tests := []struct {
+		name    string
+		steps   []step
+		want    []rules.Decision
+		nThrows int
+	}{
+		{
+			name: "valid roll with back-wall hit (SD 20:18:33:06)",
+			steps: []step{
+				frame(0, false, 0), frame(33, true, 2), edge(400, sensors.RoleBackWall, "wall"),
+				frame(800, true, 2), rest(1200, die(3, rules.ZoneLayout), die(4, rules.ZoneLayout)),
+				frame(1500, false, 2),
+			},
+			want: []rules.Decision{{Verdict: rules.Valid, Values: []int{3, 4}, Total: 7}},
+		},
+		{
+			name: "die over the rail is off the table (SD 20:18:33:06 (1))",
+			steps: []step{
+				frame(33, true, 2),
+				{obs: &Observation{AtMS: 500, Motion: true, Present: 1, Exits: []rules.Exit{{Zone: rules.ZoneOffTable, AtMS: 500}}}},
+				edge(510, sensors.RoleBackWall, "wall"),
+				rest(1200, die(5, rules.ZoneLayout)), frame(1500, false, 1),
+			},
+			want: []rules.Decision{{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.OffTable}}},
+		},
+		{
+			name: "bowl sensor trip is in_bowl (SD 20:18:33:06 (3))",
+			steps: []step{
+				frame(33, true, 2), edge(300, sensors.RoleBackWall, "wall"), edge(600, sensors.RoleBowl, "bowl"),
+				rest(1200, die(2, rules.ZoneLayout)), frame(1500, false, 1),
+			},
+			want: []rules.Decision{{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.InBowl}}},
+		},
+		{
+			name: "no back-wall hit is advisory only",
+			steps: []step{
+				frame(33, true, 2), rest(1200, die(6, rules.ZoneLayout), die(6, rules.ZoneLayout)), frame(1500, false, 2),
+			},
+			want: []rules.Decision{{Verdict: rules.Valid, Values: []int{6, 6}, Total: 12, Advisories: []rules.Advisory{rules.NoBackWall}}},
+		},
+		{
+			name: "staff call within grace after rest voids the roll (SD 20:18:33:06 no-roll call)",
+			steps: []step{
+				frame(33, true, 2), edge(300, sensors.RoleBackWall, "wall"),
+				rest(1200, die(1, rules.ZoneLayout), die(1, rules.ZoneLayout)),
+				{call: &rules.StaffCallRecord{Operator: "op7", Role: "boxperson", Cause: "not simultaneous", Source: "command", AtMS: 1300}},
+				frame(1500, false, 2),
+			},
+			want: []rules.Decision{{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.StaffCall}}},
+		},
+		{
+			name: "no-roll button during the throw is a staff call",
+			steps: []step{
+				frame(33, true, 2), edge(300, sensors.RoleBackWall, "wall"), edge(700, sensors.RoleNoRollButton, "button"),
+				rest(1200, die(1, rules.ZoneLayout), die(2, rules.ZoneLayout)), frame(1500, false, 2),
+			},
+			want: []rules.Decision{{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.StaffCall}}},
+		},
+		{
+			name: "camera fault during the throw is never valid",
+			steps: []step{
+				frame(33, true, 2), {fault: "camera", on: true}, {fault: "camera", on: false},
+				edge(300, sensors.RoleBackWall, "wall"),
+				rest(1200, die(3, rules.ZoneLayout), die(3, rules.ZoneLayout)), frame(1500, false, 2),
+			},
+			want: []rules.Decision{{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.CameraFault}}},
+		},
+		{
+			name: "stuck bowl beam is not trusted",
+			steps: []step{
+				{sensor: &sensors.Event{AtMS: 10, Role: sensors.RoleBowl, Name: "bowl", Kind: sensors.KindStuck, Active: true}},
+				frame(33, true, 2), edge(300, sensors.RoleBackWall, "wall"), edge(600, sensors.RoleBowl, "bowl"),
+				rest(1200, die(4, rules.ZoneLayout), die(4, rules.ZoneLayout)), frame(1500, false, 2),
+			},
+			want: []rules.Decision{{Verdict: rules.Valid, Values: []int{4, 4}, Total: 8, Advisories: []rules.Advisory{rules.SensorUntrusted}}},
+		},
+		{
+			name: "hand collecting after rest does not open a second throw",
+			steps: []step{
+				frame(33, true, 2), edge(300, sensors.RoleBackWall, "wall"),
+				rest(1200, die(2, rules.ZoneLayout), die(5, rules.ZoneLayout)),
+				frame(1500, true, 3), frame(1600, true, 1), frame(1700, false, 0),
+			},
+			want: []rules.Decision{{Verdict: rules.Valid, Values: []int{2, 5}, Total: 7}},
+		},
+		{
+			name: "never at rest closes at max duration with dice missing",
+			steps: []step{
+				frame(33, true, 2), edge(300, sensors.RoleBackWall, "wall"), frame(9000, true, 2), frame(16000, true, 2), frame(16300, true, 2),
+			},
+			want: []rules.Decision{{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.DiceMissing}}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			throws := run(t, cfg, tc.steps)
+			if len(throws) != len(tc.want) {
+				t.Fatalf("got %d throws, want %d: %+v", len(throws), len(tc.want), throws)
+			}
+			for i, th := range throws {
+				got := rules.Decide(th, rules.DefaultProfile(rules.Craps))
+				if !reflect.DeepEqual(got, tc.want[i]) {
+					t.Errorf("throw %d: got %+v, want %+v\nthrow: %+v", i, got, tc.want[i], th)
+				}
+			}
+		})
+	}
+}
+
+func TestTrackerTwoThrowsInARow(t *testing.T) {
+	cfg := Config{Game: rules.Craps, DiceThrown: 2}
+	steps := []step{
+		frame(33, true, 2), rest(1000, die(1, rules.ZoneLayout), die(2, rules.ZoneLayout)),
+		frame(1100, true, 2), {obs: &Observation{AtMS: 1500, Clear: true}},
+		frame(3000, true, 2), rest(4000, die(6, rules.ZoneLayout), die(5, rules.ZoneLayout)),
+	}
+	throws := run(t, cfg, steps)
+	if len(throws) != 2 {
+		t.Fatalf("got %d throws, want 2", len(throws))
+	}
+	if throws[1].StartMS != 3000 || throws[1].AtRestMS != 4000 {
+		t.Errorf("second throw window %d..%d, want 3000..4000", throws[1].StartMS, throws[1].AtRestMS)
+	}
+}
+
+func TestStaffCallOutsideThrowIsRefused(t *testing.T) {
+	tr := New(Config{Game: rules.Craps, GraceMS: 100})
+	if tr.StaffCall(rules.StaffCallRecord{AtMS: 5}) {
+		t.Fatal("a call with no throw open was accepted")
+	}
+	tr.Frame(Observation{AtMS: 10, Motion: true, Present: 2})
+	tr.Frame(Observation{AtMS: 500, AtRest: true})
+	if tr.StaffCall(rules.StaffCallRecord{AtMS: 700}) {
+		t.Fatal("a call after the grace period was accepted")
+	}
+}

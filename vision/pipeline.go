@@ -1,0 +1,352 @@
+package vision
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"log/slog"
+	"math"
+	"time"
+
+	"image/color"
+
+	"gocv.io/x/gocv"
+
+	"github.com/dicewatch/dicewatch/calibration"
+	"github.com/dicewatch/dicewatch/rules"
+	"github.com/dicewatch/dicewatch/tracker"
+	"github.com/dicewatch/dicewatch/vision/motion"
+	"github.com/dicewatch/dicewatch/vision/source"
+)
+
+// PipelineConfig wires a frame source, the motion tracker and the dice
+// reader into one loop that emits plain observations.
+type PipelineConfig struct {
+	// Source is the frame source URL (see vision/source).
+	Source string
+	// SourceOptions tune the source (stall limit, clocks for tests).
+	SourceOptions source.Options
+	// Calibration maps pixels to table mm and zones. Required.
+	Calibration *calibration.Calibration
+	// SettleMS is the at-rest settle window.
+	SettleMS int64
+	// DiePx overrides the expected die edge (0: from the calibration).
+	DiePx float64
+	// ExitAtEOF ends the loop at the end of a finite source instead of
+	// reopening it.
+	ExitAtEOF bool
+	// Snapshots: when set, the deciding frame of each throw is annotated
+	// and JPEG-encoded into Event.Snapshot.
+	Snapshots bool
+	// Backoff bounds the reconnect delay after a camera fault (default 2 s).
+	Backoff time.Duration
+	Log     *slog.Logger
+}
+
+// Event is what the pipeline hands to the daemon: an observation per frame,
+// or a camera fault change. No gocv.Mat crosses this boundary.
+type Event struct {
+	// Obs is set for every frame processed.
+	Obs *tracker.Observation
+	// Frame is the frame's index and size.
+	Frame source.Frame
+	// Fault is set when the camera is lost (Err non-nil) or recovered (Err nil).
+	Fault *CameraFault
+	// Snapshot is the JPEG of the deciding frame (at rest), when enabled.
+	Snapshot []byte
+	// Detections are the reader's raw results at rest (pixel boxes).
+	Detections []Detection
+	// Timing of this frame's stages.
+	Timing StageTiming
+}
+
+// StageTiming is how long each stage took for one frame.
+type StageTiming struct {
+	Capture, Motion, Read time.Duration
+}
+
+// ErrCalibrationMismatch: the frames are not the size the calibration was made for.
+var ErrCalibrationMismatch = errors.New("frame size does not match the calibration")
+
+// CameraFault reports a camera that was lost or has recovered.
+type CameraFault struct {
+	Err       error // nil: recovered
+	Recovered bool
+}
+
+// RunPipeline owns the camera, the motion tracker and the reader until ctx
+// ends or (with ExitAtEOF) the source ends. It calls emit from its own
+// goroutine for every event; emit must not keep references into slices it
+// is given beyond the call unless it copies them (it is given fresh ones).
+func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) error {
+	if cfg.Calibration == nil {
+		return errors.New("vision: pipeline needs a calibration")
+	}
+	if cfg.Backoff == 0 {
+		cfg.Backoff = 2 * time.Second
+	}
+	log := cfg.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	cal := cfg.Calibration
+	dieAt := func(x, y float64) float64 {
+		if cfg.DiePx > 0 {
+			return cfg.DiePx
+		}
+		return cal.DiePx(calibration.Point{X: x, Y: y})
+	}
+	centre := calibration.Point{X: float64(cal.Camera.Width) / 2, Y: float64(cal.Camera.Height) / 2}
+	mt := motion.New(motion.Config{
+		DiePx:    dieAt(centre.X, centre.Y),
+		SettleMS: cfg.SettleMS,
+		ZoneOf: func(x, y float64) string {
+			return string(cal.ZoneAt(cal.ToTable(calibration.Point{X: x, Y: y})))
+		},
+	})
+	defer mt.Close()
+	rd := NewReader(ReaderOptions{ExpectedEdgePx: dieAt})
+	defer rd.Close()
+	frame := gocv.NewMat()
+	defer frame.Close()
+
+	var src source.Source
+	defer func() {
+		if src != nil {
+			src.Close()
+		}
+	}()
+	faulted, mismatch := false, false
+	corrupt := 0
+	delay := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		if src == nil {
+			s, err := source.Open(cfg.Source, cfg.SourceOptions)
+			if err != nil {
+				if !faulted {
+					faulted = true
+					emit(Event{Fault: &CameraFault{Err: err}})
+				}
+				log.Warn("camera open failed", "err", err, "retry_in", delay)
+				if !sleepCtx(ctx, delay) {
+					break
+				}
+				delay = min(delay*2, cfg.Backoff)
+				continue
+			}
+			src = s
+		}
+		t0 := time.Now()
+		f, err := src.Read(&frame)
+		t1 := time.Now()
+		if err != nil {
+			if errors.Is(err, source.ErrEndOfStream) && cfg.ExitAtEOF {
+				return nil
+			}
+			if errors.Is(err, source.ErrCorruptFrame) && corrupt < 10 {
+				// A bad frame: note it and go on with the next. Ten in a
+				// row is a lost camera.
+				corrupt++
+				log.Warn("corrupt frame", "err", err)
+				continue
+			}
+			if !faulted {
+				faulted = true
+				emit(Event{Fault: &CameraFault{Err: err}})
+			}
+			log.Warn("camera lost", "err", err)
+			src.Close()
+			src = nil
+			if !sleepCtx(ctx, delay) {
+				break
+			}
+			delay = min(delay*2, cfg.Backoff)
+			continue
+		}
+		corrupt = 0
+		if f.Width != cal.Camera.Width || f.Height != cal.Camera.Height {
+			if !mismatch {
+				mismatch = true
+				emit(Event{Fault: &CameraFault{Err: fmt.Errorf("vision: %w: frame %dx%d, calibration %dx%d",
+					ErrCalibrationMismatch, f.Width, f.Height, cal.Camera.Width, cal.Camera.Height)}})
+			}
+			continue
+		}
+		if faulted || mismatch {
+			faulted, mismatch = false, false
+			delay = 100 * time.Millisecond
+			emit(Event{Fault: &CameraFault{Recovered: true}})
+		}
+		r := mt.Update(frame, f.AtMS)
+		t2 := time.Now()
+		obs := observe(r, cal)
+		ev := Event{Obs: &obs, Frame: f}
+		if r.AtRest != nil {
+			dets, err := readAtRest(rd, frame, r.AtRest, dieAt)
+			if err != nil {
+				log.Warn("read failed", "err", err)
+			}
+			ev.Detections = dets
+			obs.Dice = toDice(dets, r.AtRest.Dice, cal)
+			if cfg.Snapshots {
+				ev.Snapshot = snapshot(frame, dets)
+			}
+		}
+		ev.Timing = StageTiming{Capture: t1.Sub(t0), Motion: t2.Sub(t1), Read: time.Since(t2)}
+		emit(ev)
+	}
+	return ctx.Err()
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// observe converts a motion result into a tracker observation.
+func observe(r motion.Result, cal *calibration.Calibration) tracker.Observation {
+	o := tracker.Observation{
+		AtMS:   r.AtMS,
+		Motion: r.Motion,
+		AtRest: r.AtRest != nil,
+		Clear:  r.Clear,
+	}
+	for _, c := range r.Dice {
+		if !c.Large {
+			o.Present++
+		}
+	}
+	byID := map[int]motion.Candidate{}
+	for _, c := range r.Dice {
+		byID[c.ID] = c
+	}
+	for _, id := range r.Appeared {
+		if c, ok := byID[id]; ok {
+			o.Appeared = append(o.Appeared, c.FirstSeenMS)
+		}
+	}
+	if r.Started && o.Present == 0 && len(o.Appeared) == 0 {
+		o.Present = 1 // something entered: let the tracker open the throw
+	}
+	for _, e := range r.Exits {
+		z := rules.Zone(e.Zone)
+		if z == "" || z == rules.ZoneLayout || z == rules.ZoneBackWall {
+			// A die cannot leave the camera's view over the layout: the
+			// view ends at the table's edge or beyond it.
+			z = rules.ZoneOffTable
+		}
+		o.Exits = append(o.Exits, rules.Exit{Zone: z, AtMS: e.AtMS})
+	}
+	return o
+}
+
+// readAtRest reads the dice around each at-rest candidate.
+func readAtRest(rd *Reader, frame gocv.Mat, ar *motion.AtRest, dieAt func(x, y float64) float64) ([]Detection, error) {
+	bounds := image.Rect(0, 0, frame.Cols(), frame.Rows())
+	var rois []image.Rectangle
+	for _, c := range ar.Dice {
+		pad := int(math.Ceil(dieAt(c.CX, c.CY) * 1.5))
+		r := c.Box.Inset(-pad).Intersect(bounds)
+		merged := false
+		for i := range rois {
+			if rois[i].Overlaps(r) {
+				rois[i] = rois[i].Union(r)
+				merged = true
+				break
+			}
+		}
+		if !merged && !r.Empty() {
+			rois = append(rois, r)
+		}
+	}
+	var out []Detection
+	for _, r := range rois {
+		dets, err := rd.ReadRegion(frame, r)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, dets...)
+	}
+	return dedupe(out), nil
+}
+
+// dedupe drops detections whose centres fall inside an earlier one's box
+// (regions can overlap after merging).
+func dedupe(ds []Detection) []Detection {
+	var out []Detection
+	for _, d := range ds {
+		dup := false
+		for _, o := range out {
+			if image.Pt(int(d.CX), int(d.CY)).In(o.Box) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// toDice maps detections to table positions and zones, and gives each the
+// first-appearance time of the nearest tracked candidate.
+func toDice(ds []Detection, cands []motion.Candidate, cal *calibration.Calibration) []rules.Die {
+	out := make([]rules.Die, 0, len(ds))
+	for _, d := range ds {
+		p := cal.ToTable(calibration.Point{X: d.CX, Y: d.CY})
+		die := rules.Die{
+			Value: d.Value, Confidence: d.Confidence,
+			XMM: round1(p.X), YMM: round1(p.Y), Zone: cal.ZoneAt(p),
+			Flat: d.Flat, Flatness: d.Flatness, SizeRatio: d.SizeRatio,
+		}
+		best := math.Inf(1)
+		for _, c := range cands {
+			if dd := math.Hypot(c.CX-d.CX, c.CY-d.CY); dd < best {
+				best = dd
+				die.FirstSeenMS = c.FirstSeenMS
+			}
+		}
+		out = append(out, die)
+	}
+	return out
+}
+
+var (
+	colorOK  = color.RGBA{0, 255, 0, 0}
+	colorBad = color.RGBA{255, 0, 0, 0}
+)
+
+func round1(v float64) float64 { return math.Round(v*10) / 10 }
+
+// snapshot annotates a copy of the deciding frame with each die's box and
+// value (red: unreadable or not flat) and encodes it as JPEG.
+func snapshot(frame gocv.Mat, dets []Detection) []byte {
+	img := frame.Clone()
+	defer img.Close()
+	for _, d := range dets {
+		c := colorOK
+		label := fmt.Sprintf("%d %.2f", d.Value, d.Confidence)
+		if d.Value == 0 || !d.Flat {
+			c = colorBad
+			if d.Value == 0 {
+				label = "? " + fmt.Sprintf("%.2f", d.Confidence)
+			}
+		}
+		gocv.Rectangle(&img, d.Box.Inset(-3), c, 2)
+		gocv.PutText(&img, label, image.Pt(d.Box.Min.X, d.Box.Min.Y-6), gocv.FontHersheySimplex, 0.6, c, 2)
+	}
+	buf, err := gocv.IMEncodeWithParams(gocv.JPEGFileExt, img, []int{gocv.IMWriteJpegQuality, 85})
+	if err != nil {
+		return nil
+	}
+	defer buf.Close()
+	return append([]byte(nil), buf.GetBytes()...)
+}
