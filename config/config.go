@@ -265,27 +265,15 @@ func (c *Config) validate() []problem {
 	if c.Throw.StaffCallGraceMS < 0 || c.Throw.StaffCallGraceMS > 10000 {
 		add("throw.staff_call_grace_ms", "%d is out of range 0..10000", c.Throw.StaffCallGraceMS)
 	}
-	switch c.Profile.Game {
-	case "craps", "backgammon", "paigow", "sicbo":
-	default:
-		add("profile.game", "%q is not one of craps, backgammon, paigow, sicbo", c.Profile.Game)
-	}
-	switch c.Profile.Cocked {
-	case "", "no_roll", "read":
-	default:
-		add("profile.cocked", "%q is not one of no_roll, read", c.Profile.Cocked)
-	}
-	if c.Profile.Dice < 0 || c.Profile.Dice > 5 {
-		add("profile.dice", "%d is out of range 0..5", c.Profile.Dice)
-	}
-	if c.Profile.MinConfidence < 0 || c.Profile.MinConfidence > 1 {
-		add("profile.min_confidence", "%g is out of range 0..1", c.Profile.MinConfidence)
-	}
-	if c.Profile.StackedSizeRatio != 0 && (c.Profile.StackedSizeRatio < 1 || c.Profile.StackedSizeRatio > 2) {
-		add("profile.stacked_size_ratio", "%g is out of range 1..2", c.Profile.StackedSizeRatio)
-	}
-	if c.Profile.InvalidStreakAdvisory < 0 || c.Profile.InvalidStreakAdvisory > 100 {
-		add("profile.invalid_streak_advisory", "%d is out of range 0..100", c.Profile.InvalidStreakAdvisory)
+	if err := c.Profile.Validate(); err != nil {
+		var pe rules.ProfileError
+		if errors.As(err, &pe) {
+			for _, p := range pe {
+				add(p.Key, "%s", p.Msg)
+			}
+		} else {
+			add("profile", "%v", err)
+		}
 	}
 	if c.Journal.Dir == "" {
 		add("journal.dir", "is required")

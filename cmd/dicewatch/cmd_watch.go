@@ -120,7 +120,7 @@ func describe(topic string, payload []byte, retained bool) string {
 	case "noroll":
 		return fmt.Sprintf("%s NO ROLL reasons=%s%s", head, strs(m["reasons"]), extra(m))
 	case "status":
-		return fmt.Sprintf("%s %v version=%v", head, m["state"], m["version"])
+		return fmt.Sprintf("%-7s %v version=%v config=%v calibration=%v%s", kind, m["status"], m["version"], m["config_hash"], m["calibration_hash"], map[bool]string{true: " (retained)"}[retained])
 	case "state":
 		keys := []string{"phase", "point", "puck", "outcome", "invalid_streak"}
 		var parts []string

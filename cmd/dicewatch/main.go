@@ -23,9 +23,13 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"run":     {cmdRun, "run the daemon: dicewatch run --config FILE [--config.check]"},
-	"version": {cmdVersion, "print the version"},
-	"watch":   {cmdWatch, "subscribe to a table's MQTT topics and print decoded events as they arrive"},
+	"run":      {cmdRun, "run the daemon: dicewatch run --config FILE [--config.check]"},
+	"version":  {cmdVersion, "print the version"},
+	"watch":    {cmdWatch, "subscribe to a table's MQTT topics and print decoded events as they arrive"},
+	"score":    {cmdScore, "compare journalled decisions with a generated recording's ground truth"},
+	"generate": {cmdGenerate, "render a table session (video, ground truth, sensor trace, calibration)"},
+	"rules":    {cmdRules, "apply craps game rules to decided throws (JSON lines on stdin)"},
+	"paigow":   {cmdPaigow, "pai gow deal order and settlement"},
 }
 
 func main() { os.Exit(dispatch(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

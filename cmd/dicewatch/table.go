@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -9,6 +11,7 @@ import (
 	"github.com/dicewatch/dicewatch/rules"
 	"github.com/dicewatch/dicewatch/sensors"
 	"github.com/dicewatch/dicewatch/tracker"
+	"github.com/dicewatch/dicewatch/vision"
 )
 
 // appender is the journal as the table loop uses it.
@@ -46,6 +49,83 @@ type table struct {
 	now      func() time.Time
 	onDecide func(rules.Throw, rules.Decision) // optional observer (lamps, metrics)
 	decided  int
+	craps    rules.CrapsState
+}
+
+// stateBody is the retained game state published after every decision.
+type stateBody struct {
+	Game rules.Game `json:"game"`
+	rules.CrapsReport
+}
+
+// restoreState takes the craps state from the newest journalled state, so
+// a restart does not forget the point.
+func (t *table) restoreState(j *journal.Journal) error {
+	rec, ok, err := j.LastOfKind("state", j.LastSeq())
+	if err != nil || !ok {
+		return err
+	}
+	var b struct {
+		Phase         rules.Phase `json:"phase"`
+		Point         *int        `json:"point"`
+		InvalidStreak int         `json:"invalid_streak"`
+		MustPass      bool        `json:"shooter_must_pass"`
+		PassAdvisory  bool        `json:"pass_advisory"`
+	}
+	if err := json.Unmarshal(rec.Body, &b); err != nil {
+		return fmt.Errorf("state record %d: %w", rec.Seq, err)
+	}
+	s := rules.CrapsState{Phase: b.Phase, InvalidStreak: b.InvalidStreak, MustPass: b.MustPass, PassAdvisory: b.PassAdvisory}
+	if b.Point != nil {
+		s.Point = *b.Point
+	}
+	if !s.Legal() {
+		return fmt.Errorf("state record %d is not a legal craps state: %+v", rec.Seq, s)
+	}
+	t.craps = s
+	return nil
+}
+
+// vision takes one pipeline event: a camera fault change, or a frame's
+// observation (with any replayed sensor events up to that frame first).
+func (t *table) vision(ev vision.Event, replay *sensors.Replay, sensorEvent func(sensors.Event) error) error {
+	if ev.Fault != nil {
+		what := "camera"
+		if errors.Is(ev.Fault.Err, vision.ErrCalibrationMismatch) {
+			what = "calibration"
+		}
+		if ev.Fault.Err != nil {
+			t.tr.Fault(what, true)
+			t.log.Error("fault", "what", what, "err", ev.Fault.Err)
+			return t.event(map[string]any{"type": "fault", "what": what, "state": "raised", "detail": ev.Fault.Err.Error()})
+		}
+		t.tr.Fault("camera", false)
+		t.tr.Fault("calibration", false)
+		t.log.Info("fault cleared", "what", what)
+		return t.event(map[string]any{"type": "fault", "what": what, "state": "cleared"})
+	}
+	if ev.Obs == nil {
+		return nil
+	}
+	if replay != nil {
+		for _, e := range replay.Until(ev.Obs.AtMS) {
+			if err := sensorEvent(e); err != nil {
+				return err
+			}
+		}
+	}
+	return t.frame(*ev.Obs)
+}
+
+// event journals an event record.
+func (t *table) event(body map[string]any) error {
+	if _, err := t.j.Append("event", t.now(), body); err != nil {
+		return fmt.Errorf("journal event: %w", err)
+	}
+	if t.notify != nil {
+		t.notify()
+	}
+	return nil
 }
 
 func (t *table) frame(o tracker.Observation) error {
@@ -88,6 +168,17 @@ func (t *table) decide(th rules.Throw) error {
 		return fmt.Errorf("journal %s: %w", kind, err)
 	}
 	t.decided++
+	if t.profile.Game == rules.Craps {
+		next, outcome, err := t.craps.Apply(d, t.profile)
+		if err != nil {
+			t.log.Error("craps state", "err", err)
+		} else {
+			t.craps = next
+			if _, err := t.j.Append("state", t.now(), stateBody{Game: rules.Craps, CrapsReport: next.Report(t.decided, outcome, d)}); err != nil {
+				return fmt.Errorf("journal state: %w", err)
+			}
+		}
+	}
 	t.log.Info("decision", "seq", rec.Seq, "verdict", d.Verdict, "values", d.Values,
 		"reasons", d.Reasons, "advisories", d.Advisories, "at_rest_ms", th.AtRestMS)
 	if t.onDecide != nil {

@@ -1,0 +1,303 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/dicewatch/dicewatch/calibration"
+	"github.com/dicewatch/dicewatch/config"
+	"github.com/dicewatch/dicewatch/journal"
+	"github.com/dicewatch/dicewatch/mqtt"
+	"github.com/dicewatch/dicewatch/rules"
+	"github.com/dicewatch/dicewatch/sensors"
+	"github.com/dicewatch/dicewatch/tracker"
+	"github.com/dicewatch/dicewatch/vision"
+)
+
+func loadCalibration(path string) (*calibration.Calibration, error) {
+	return calibration.Load(path)
+}
+
+// staffRequest is an operator's no-roll call handed to the table loop.
+type staffRequest struct {
+	call  rules.StaffCallRecord
+	reply chan error
+}
+
+// runDaemon wires camera, sensors, calibration, tracker, rules, journal and
+// MQTT, each resource owned by one goroutine, and runs until SIGINT/SIGTERM
+// (or, with --exit-at-eof, until a file source ends and every decision has
+// reached the broker).
+func runDaemon(cfg *config.Config, f runFlags, log *slog.Logger) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := daemon(ctx, cfg, f, log); err != nil && !errors.Is(err, context.Canceled) {
+		log.Error("dicewatch stopped", "err", err)
+		return 1
+	}
+	log.Info("dicewatch stopped cleanly")
+	return 0
+}
+
+func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logger) error {
+	cal, err := loadCalibration(cfg.Calibration)
+	if err != nil {
+		return err
+	}
+	if cfg.Camera.Width > 0 && (cfg.Camera.Width != cal.Camera.Width || cfg.Camera.Height != cal.Camera.Height) {
+		return fmt.Errorf("calibration %s is for %dx%d but camera is configured %dx%d",
+			cfg.Calibration, cal.Camera.Width, cal.Camera.Height, cfg.Camera.Width, cfg.Camera.Height)
+	}
+	j, err := journal.Open(cfg.Journal.Dir, journal.Options{Logger: log.With("component", "journal")})
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	pub, err := mqtt.NewPublisher(cfg.MQTT, j, mqtt.Birth{
+		Version: version, ConfigHash: cfg.Hash(), CalibrationHash: cal.Hash(),
+	}, log.With("component", "mqtt"))
+	if err != nil {
+		return err
+	}
+
+	// Sensors: a recorded trace replayed in step with the video, or live pins.
+	var replay *sensors.Replay
+	sensorEvents := make(chan sensors.Event, 256)
+	var live *sensors.Sensors
+	if f.sensorTrace != "" {
+		fh, err := os.Open(f.sensorTrace)
+		if err != nil {
+			return fmt.Errorf("sensor trace: %w", err)
+		}
+		lines, err := sensors.ReadTrace(fh)
+		fh.Close()
+		if err != nil {
+			return fmt.Errorf("sensor trace %s: %w", f.sensorTrace, err)
+		}
+		if replay, err = sensors.NewReplay(cfg.Sensors, lines); err != nil {
+			return fmt.Errorf("sensor trace %s: %w", f.sensorTrace, err)
+		}
+	} else if len(cfg.Sensors.Inputs) > 0 {
+		if live, err = openSensors(cfg.Sensors); err != nil {
+			return err
+		}
+	}
+	var rec *sensors.TraceWriter
+	if f.recordTrace != "" {
+		fh, err := os.OpenFile(f.recordTrace, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
+		if err != nil {
+			return fmt.Errorf("record sensors: %w", err)
+		}
+		defer fh.Close()
+		rec = sensors.NewTraceWriter(fh)
+	}
+
+	profile := cfg.Profile.WithDefaults()
+	tbl := &table{
+		tr: tracker.New(tracker.Config{
+			Game: profile.Game, DiceThrown: profile.Dice,
+			MaxDurationMS: int64(cfg.Throw.MaxDurationMS), GraceMS: int64(cfg.Throw.StaffCallGraceMS),
+			Sensors: cfg.Sensors,
+		}),
+		profile: profile, j: j, notify: pub.Notify, log: log.With("component", "table"),
+		calHash: cal.Hash(), cfgHash: cfg.Hash(), now: func() time.Time { return time.Now().UTC() },
+		craps: rules.NewCrapsState(),
+	}
+	if err := tbl.restoreState(j); err != nil {
+		log.Warn("game state not restored from the journal; starting a new come-out", "err", err)
+	}
+
+	visionEvents := make(chan vision.Event, 64)
+	staff := make(chan staffRequest)
+	pub.OnCommand(func(cctx context.Context, c mqtt.Command) error {
+		return handleCommand(cctx, c, staff)
+	})
+
+	pubCtx, stopPub := context.WithCancel(context.Background())
+	defer stopPub()
+	pubDone := make(chan error, 1)
+	go func() { pubDone <- pub.Run(pubCtx) }()
+
+	g, gctx := errgroup.WithContext(ctx)
+	visionDone := make(chan struct{})
+	g.Go(func() error {
+		defer close(visionDone)
+		return vision.RunPipeline(gctx, vision.PipelineConfig{
+			Source: cfg.Camera.Source, Calibration: cal,
+			SettleMS: int64(cfg.Vision.SettleMS), DiePx: cfg.Vision.DiePx,
+			ExitAtEOF: f.exitAtEOF, Log: log.With("component", "vision"),
+		}, func(ev vision.Event) {
+			select {
+			case visionEvents <- ev:
+			case <-gctx.Done():
+			}
+		})
+	})
+	if live != nil {
+		g.Go(func() error { return live.Run(gctx, sensorEvents, rec) })
+	}
+	g.Go(func() error {
+		return tableLoop(gctx, tbl, visionEvents, visionDone, sensorEvents, replay, rec, staff)
+	})
+	err = g.Wait()
+	if errors.Is(err, errEOF) {
+		err = nil
+		// Every decision is journalled; give the publisher time to deliver
+		// them before stopping it.
+		waitDelivered(ctx, pub, j, 30*time.Second, log)
+	}
+	stopPub()
+	if perr := <-pubDone; perr != nil && !errors.Is(perr, context.Canceled) {
+		log.Warn("publisher stopped", "err", perr)
+	}
+	return err
+}
+
+var errEOF = errors.New("end of recording")
+
+func waitDelivered(ctx context.Context, pub *mqtt.Publisher, j *journal.Journal, limit time.Duration, log *slog.Logger) {
+	deadline := time.Now().Add(limit)
+	for pub.Acked() < j.LastSeq() && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if pub.Acked() < j.LastSeq() {
+		log.Warn("stopping with records not yet delivered; they stay in the journal and go out on the next start",
+			"acked", pub.Acked(), "last", j.LastSeq())
+	}
+}
+
+// tableLoop is the one goroutine that owns the tracker and game state.
+func tableLoop(ctx context.Context, t *table, frames <-chan vision.Event, visionDone <-chan struct{},
+	live <-chan sensors.Event, replay *sensors.Replay, rec *sensors.TraceWriter, staff <-chan staffRequest) error {
+	var lastMS int64
+	var lastWall time.Time
+	streamNow := func() int64 {
+		if lastWall.IsZero() {
+			return lastMS
+		}
+		return lastMS + time.Since(lastWall).Milliseconds()
+	}
+	sensorEvent := func(e sensors.Event) error {
+		if rec != nil {
+			if err := rec.Write(e); err != nil {
+				t.log.Warn("record sensors", "err", err)
+			}
+		}
+		return t.sensor(e)
+	}
+	ticker := time.NewTicker(50 * time.Millisecond)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case ev := <-frames:
+			if err := t.vision(ev, replay, sensorEvent); err != nil {
+				return err
+			}
+			if ev.Obs != nil {
+				lastMS, lastWall = ev.Obs.AtMS, time.Now()
+			}
+		case e := <-live:
+			if err := sensorEvent(e); err != nil {
+				return err
+			}
+		case r := <-staff:
+			r.call.AtMS = streamNow()
+			if t.tr.StaffCall(r.call) {
+				r.reply <- nil
+			} else {
+				r.reply <- errors.New("no throw in progress or within the staff-call grace period")
+			}
+		case <-ticker.C:
+			if err := t.tick(streamNow()); err != nil {
+				return err
+			}
+		case <-visionDone:
+			// The recording ended: drain what vision emitted, then let
+			// time run past any open throw's grace period so it is decided.
+			for {
+				select {
+				case ev := <-frames:
+					if err := t.vision(ev, replay, sensorEvent); err != nil {
+						return err
+					}
+					if ev.Obs != nil {
+						lastMS = ev.Obs.AtMS
+					}
+					continue
+				default:
+				}
+				break
+			}
+			if replay != nil {
+				for _, e := range replay.Until(1 << 62) {
+					if err := sensorEvent(e); err != nil {
+						return err
+					}
+				}
+			}
+			if t.tr.Busy() {
+				// A throw still open at the end of the recording never came to rest.
+				if err := t.tick(lastMS + 1<<40); err != nil {
+					return err
+				}
+			}
+			return errEOF
+		}
+	}
+}
+
+// handleCommand turns a verified operator command into work for the table
+// loop and waits for its answer.
+func handleCommand(ctx context.Context, c mqtt.Command, staff chan<- staffRequest) error {
+	switch c.Name {
+	case "noroll":
+		var args struct {
+			Cause string `json:"cause"`
+		}
+		if len(c.Args) > 0 {
+			if err := json.Unmarshal(c.Args, &args); err != nil {
+				return fmt.Errorf("noroll args: %w", err)
+			}
+		}
+		req := staffRequest{
+			call:  rules.StaffCallRecord{Operator: c.Operator, Role: c.Role, Cause: args.Cause, Source: "command"},
+			reply: make(chan error, 1),
+		}
+		select {
+		case staff <- req:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		select {
+		case err := <-req.reply:
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	default:
+		return fmt.Errorf("command %q is not supported by this daemon yet", c.Name)
+	}
+}
+
+// streamOrigin is time zero of the live stream clock shared by sensor
+// events and staff calls.
+var streamOrigin = time.Now()
+
+// openSensors opens the configured GPIO inputs on this board.
+func openSensors(c sensors.Config) (*sensors.Sensors, error) {
+	if err := initHost(); err != nil {
+		return nil, err
+	}
+	return sensors.Open(c, openPin, sensors.MonotonicClock{Origin: streamOrigin})
+}
