@@ -6,15 +6,21 @@
 // Table coordinates: millimetres, X along the table from the shooter's end
 // towards the far (back) wall, Y across the table from the boxperson's side
 // towards the stickperson's side.
+//
+// The package is pure Go (it builds with CGO_ENABLED=0). Finding reference
+// points in a still (ArUco markers, a chessboard) is in vision/calibview.
 package calibration
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -24,6 +30,10 @@ import (
 // Version is the calibration file format version this build reads.
 const Version = 1
 
+// DefaultMaxErrorMM is the reprojection error limit used when a file's
+// reference.max_error_mm is not set.
+const DefaultMaxErrorMM = 3.0
+
 // Point is a position in table millimetres or image pixels.
 type Point struct{ X, Y float64 }
 
@@ -32,7 +42,7 @@ type Point struct{ X, Y float64 }
 type Zone struct {
 	Name    string       `yaml:"name"`
 	Role    rules.Zone   `yaml:"role"`
-	Polygon [][2]float64 `yaml:"polygon"`
+	Polygon [][2]float64 `yaml:"polygon,flow"`
 }
 
 // Camera is the resolution the calibration was made for.
@@ -44,26 +54,81 @@ type Camera struct {
 // Die is the die model.
 type Die struct {
 	EdgeMM float64 `yaml:"edge_mm"`
+	// Body and Pips are colour ranges learned from a still with dice on the
+	// layout (see LearnDieColours); optional.
+	Body *ColourRange `yaml:"body,omitempty"`
+	Pips *ColourRange `yaml:"pips,omitempty"`
 }
+
+// ColourRange is a box in HSV on OpenCV's 8-bit scale (H 0..180, S and V
+// 0..255). When HSVMin[0] > HSVMax[0] the hue range wraps through 0 (red).
+type ColourRange struct {
+	HSVMin [3]float64 `yaml:"hsv_min,flow"`
+	HSVMax [3]float64 `yaml:"hsv_max,flow"`
+}
+
+// Reference records how the homography was found and how well it fits.
+type Reference struct {
+	// Method is "points" (pairs written in the file), "aruco" or
+	// "chessboard" (found by `dicewatch calibrate` in a still).
+	Method string `yaml:"method"`
+	// MaxErrorMM refuses the calibration when any reference point's
+	// reprojection error exceeds it (default DefaultMaxErrorMM).
+	MaxErrorMM float64 `yaml:"max_error_mm,omitempty"`
+	// RMSErrorMM and WorstErrorMM are recomputed on load from Points.
+	RMSErrorMM   float64 `yaml:"rms_error_mm,omitempty"`
+	WorstErrorMM float64 `yaml:"worst_error_mm,omitempty"`
+	// Points are the pixel<->mm pairs. With method "points" and an all-zero
+	// homography, the homography is fitted from them on load.
+	Points     []RefPoint        `yaml:"points,omitempty"`
+	Aruco      *ArucoLayout      `yaml:"aruco,omitempty"`
+	Chessboard *ChessboardLayout `yaml:"chessboard,omitempty"`
+}
+
+// RefPoint is one reference pair.
+type RefPoint struct {
+	Label   string     `yaml:"label,omitempty"`
+	Px      [2]float64 `yaml:"px,flow"`
+	MM      [2]float64 `yaml:"mm,flow"`
+	ErrorMM float64    `yaml:"error_mm,omitempty"` // recomputed on load
+}
+
+// Reference methods.
+const (
+	MethodPoints     = "points"
+	MethodAruco      = "aruco"
+	MethodChessboard = "chessboard"
+)
 
 // Calibration is one table's calibration.
 type Calibration struct {
 	Version int    `yaml:"version"`
 	Table   string `yaml:"table,omitempty"`
-	Camera  Camera `yaml:"camera"`
+	// Template names the zone template the zones started from.
+	Template string `yaml:"template,omitempty"`
+	Camera   Camera `yaml:"camera"`
+	// Lens is the lens distortion model (optional; none by default).
+	Lens Lens `yaml:"lens,omitempty"`
 	// Homography maps image pixels to table mm, row-major 3x3.
-	Homography [9]float64 `yaml:"homography"`
+	Homography [9]float64 `yaml:"homography,flow"`
+	Reference  *Reference `yaml:"reference,omitempty"`
 	// TablePolygon is the outline of the table (including the rail) in mm;
 	// outside it is off the table.
-	TablePolygon [][2]float64 `yaml:"table_polygon"`
+	TablePolygon [][2]float64 `yaml:"table_polygon,flow"`
 	Zones        []Zone       `yaml:"zones"`
 	Die          Die          `yaml:"die"`
+	// Background is the path of a still of the empty table (PNG), relative
+	// to the calibration file.
+	Background string `yaml:"background,omitempty"`
 
 	inv [9]float64
 }
 
 // ErrInvalid is wrapped by every validation error.
 var ErrInvalid = errors.New("invalid calibration")
+
+// ErrResolution is wrapped by CheckResolution's error.
+var ErrResolution = errors.New("camera resolution does not match the calibration")
 
 // Load reads and validates a calibration file.
 func Load(path string) (*Calibration, error) {
@@ -77,6 +142,9 @@ func Load(path string) (*Calibration, error) {
 // Parse decodes and validates calibration YAML.
 func Parse(b []byte) (*Calibration, error) {
 	var c Calibration
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, fmt.Errorf("calibration: %w: the file is empty", ErrInvalid)
+	}
 	if err := decodeStrict(b, &c); err != nil {
 		return nil, fmt.Errorf("calibration: %w: %v", ErrInvalid, err)
 	}
@@ -86,7 +154,64 @@ func Parse(b []byte) (*Calibration, error) {
 	return &c, nil
 }
 
-// Validate checks the calibration and prepares it for use.
+// Marshal encodes the calibration as YAML (what Save writes).
+func (c *Calibration) Marshal() ([]byte, error) {
+	b, err := yaml.Marshal(c)
+	if err != nil {
+		return nil, fmt.Errorf("calibration: marshal: %w", err)
+	}
+	return b, nil
+}
+
+// Save writes the calibration to path atomically (temporary file, fsync,
+// rename).
+func (c *Calibration) Save(path string) error {
+	b, err := c.Marshal()
+	if err != nil {
+		return err
+	}
+	b = append([]byte("# dicewatch calibration, written by `dicewatch calibrate`; see docs/calibration.md\n"), b...)
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".calibration-*.yaml")
+	if err != nil {
+		return fmt.Errorf("calibration: save: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("calibration: save: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("calibration: save: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("calibration: save: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("calibration: save: %w", err)
+	}
+	return nil
+}
+
+// validRoles are the roles a zone may have (off_table is implicit).
+var validRoles = map[rules.Zone]bool{
+	rules.ZoneLayout: true, rules.ZoneRail: true, rules.ZoneBank: true, rules.ZoneBowl: true,
+	rules.ZoneBackWall: true, rules.ZoneBarLeft: true, rules.ZoneBar: true, rules.ZoneBarRight: true,
+	rules.ZoneShaker: true,
+}
+
+// mayOverlap says whether zones of two roles may share area. Zones of the
+// same role may; the layout may contain any other zone (that zone wins);
+// every other pair must not overlap, or a die's verdict would depend on the
+// order of the list.
+func mayOverlap(a, b rules.Zone) bool {
+	return a == b || a == rules.ZoneLayout || b == rules.ZoneLayout
+}
+
+// Validate checks the calibration and prepares it for use. With method
+// "points" and an all-zero homography it fits the homography from the
+// reference points; whenever reference points are present it recomputes
+// each point's error and refuses the file if one is over the limit.
 func (c *Calibration) Validate() error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("calibration: %w: "+format, append([]any{ErrInvalid}, a...)...)
@@ -97,31 +222,230 @@ func (c *Calibration) Validate() error {
 	if c.Camera.Width <= 0 || c.Camera.Height <= 0 {
 		return bad("camera: width and height must be positive")
 	}
+	if c.Camera.Width > 16384 || c.Camera.Height > 16384 {
+		return bad("camera: %dx%d is larger than 16384x16384", c.Camera.Width, c.Camera.Height)
+	}
+	if err := c.Lens.validate(); err != nil {
+		return bad("%v", err)
+	}
+	if err := c.validateReference(); err != nil {
+		return bad("%v", err)
+	}
 	for i, v := range c.Homography {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return bad("homography[%d]: not finite", i)
 		}
 	}
 	inv, ok := invert3(c.Homography)
-	if !ok {
+	if !ok || !finite9(inv) {
 		return bad("homography: not invertible")
 	}
 	c.inv = inv
+	if err := c.checkHorizon(); err != nil {
+		return bad("%v", err)
+	}
+	if err := c.checkReferenceError(); err != nil {
+		return bad("%v", err)
+	}
 	if len(c.TablePolygon) < 3 {
 		return bad("table_polygon: needs at least 3 points")
 	}
+	if err := checkPolygon(c.TablePolygon); err != nil {
+		return bad("table_polygon: %v", err)
+	}
+	table := openPolygon(c.TablePolygon)
 	for i, z := range c.Zones {
 		if len(z.Polygon) < 3 {
 			return bad("zones[%d] (%s): polygon needs at least 3 points", i, z.Name)
 		}
+		if z.Name == "" {
+			return bad("zones[%d].name: is required", i)
+		}
+		if !validRoles[z.Role] {
+			return bad("zones[%d] (%s).role: %q is not one of layout, rail, bank, bowl, back_wall, bar_left, bar, bar_right, shaker", i, z.Name, z.Role)
+		}
+		if err := checkPolygon(z.Polygon); err != nil {
+			return bad("zones[%d] (%s).polygon: %v", i, z.Name, err)
+		}
+		if k := polygonWithin(table, openPolygon(z.Polygon)); k >= 0 {
+			return bad("zones[%d] (%s).polygon: point %d (%g, %g) is outside the table_polygon", i, z.Name, k, z.Polygon[k][0], z.Polygon[k][1])
+		}
 	}
-	if c.Die.EdgeMM < 8 || c.Die.EdgeMM > 40 {
+	for i := range c.Zones {
+		for j := i + 1; j < len(c.Zones); j++ {
+			a, b := c.Zones[i], c.Zones[j]
+			if mayOverlap(a.Role, b.Role) {
+				continue
+			}
+			if overlap(openPolygon(a.Polygon), openPolygon(b.Polygon)) {
+				return bad("zones[%d] (%s) and zones[%d] (%s): a %s zone must not overlap a %s zone", i, a.Name, j, b.Name, a.Role, b.Role)
+			}
+		}
+	}
+	if math.IsNaN(c.Die.EdgeMM) || c.Die.EdgeMM < 8 || c.Die.EdgeMM > 40 {
 		return bad("die.edge_mm: %g is not a plausible die size (8..40 mm)", c.Die.EdgeMM)
+	}
+	for _, cr := range []struct {
+		name string
+		r    *ColourRange
+	}{{"die.body", c.Die.Body}, {"die.pips", c.Die.Pips}} {
+		if cr.r == nil {
+			continue
+		}
+		if err := cr.r.validate(); err != nil {
+			return bad("%s: %v", cr.name, err)
+		}
+	}
+	centre := Point{float64(c.Camera.Width) / 2, float64(c.Camera.Height) / 2}
+	px := c.DiePx(centre)
+	short := math.Min(float64(c.Camera.Width), float64(c.Camera.Height))
+	if math.IsNaN(px) || px < 3 || px > short/4 {
+		return bad("die.edge_mm: a %g mm die would be %.1f px at the image centre (plausible: 3..%.0f px); check die.edge_mm and the homography", c.Die.EdgeMM, px, short/4)
 	}
 	return nil
 }
 
-// Hash is the calibration's content identity, stored with every decision.
+func (r *ColourRange) validate() error {
+	limits := [3]float64{180, 255, 255}
+	names := [3]string{"h", "s", "v"}
+	for k := 0; k < 3; k++ {
+		lo, hi := r.HSVMin[k], r.HSVMax[k]
+		if math.IsNaN(lo) || math.IsNaN(hi) || lo < 0 || hi < 0 || lo > limits[k] || hi > limits[k] {
+			return fmt.Errorf("%s is out of range 0..%g", names[k], limits[k])
+		}
+		if k > 0 && lo > hi {
+			return fmt.Errorf("%s: hsv_min %g is above hsv_max %g", names[k], lo, hi)
+		}
+	}
+	return nil
+}
+
+// validateReference checks the reference block and, when the homography
+// is all zero, fits it from the reference points.
+func (c *Calibration) validateReference() error {
+	r := c.Reference
+	zero := c.Homography == [9]float64{}
+	if r == nil {
+		if zero {
+			return fmt.Errorf("homography: missing (give the homography or at least 4 reference.points)")
+		}
+		return nil
+	}
+	switch r.Method {
+	case MethodPoints, MethodAruco, MethodChessboard:
+	default:
+		return fmt.Errorf("reference.method: %q is not points, aruco or chessboard", r.Method)
+	}
+	if math.IsNaN(r.MaxErrorMM) || r.MaxErrorMM < 0 || r.MaxErrorMM > 100 {
+		return fmt.Errorf("reference.max_error_mm: %g is out of range 0..100", r.MaxErrorMM)
+	}
+	if r.Aruco != nil {
+		if err := r.Aruco.validate(); err != nil {
+			return fmt.Errorf("reference.aruco.%v", err)
+		}
+	}
+	if r.Chessboard != nil {
+		if err := r.Chessboard.validate(); err != nil {
+			return fmt.Errorf("reference.chessboard.%v", err)
+		}
+	}
+	for i, p := range r.Points {
+		for _, v := range []float64{p.Px[0], p.Px[1], p.MM[0], p.MM[1]} {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("reference.points[%d]: not finite", i)
+			}
+		}
+	}
+	if len(r.Points) < 4 {
+		return fmt.Errorf("reference.points: %d given, need at least 4", len(r.Points))
+	}
+	if zero {
+		if r.Method != MethodPoints {
+			return fmt.Errorf("homography: missing (only method points fits it on load)")
+		}
+		f, err := FitHomography(c.pairs())
+		if err != nil {
+			return fmt.Errorf("reference.points: %s", strings.TrimPrefix(err.Error(), "calibration: "))
+		}
+		c.Homography = f.H
+	}
+	return nil
+}
+
+// pairs are the reference points with lens distortion removed.
+func (c *Calibration) pairs() []Pair {
+	ps := make([]Pair, len(c.Reference.Points))
+	for i, p := range c.Reference.Points {
+		ps[i] = Pair{Px: c.Lens.undistort(Point{p.Px[0], p.Px[1]}), MM: Point{p.MM[0], p.MM[1]}}
+	}
+	return ps
+}
+
+// checkReferenceError recomputes every reference point's error against the
+// homography and refuses the calibration when one exceeds the limit.
+func (c *Calibration) checkReferenceError() error {
+	r := c.Reference
+	if r == nil || len(r.Points) == 0 {
+		return nil
+	}
+	limit := r.MaxErrorMM
+	if limit == 0 {
+		limit = DefaultMaxErrorMM
+	}
+	errs, rms, worst := reprojection(c.Homography, c.pairs())
+	worstAt := 0
+	for i, e := range errs {
+		r.Points[i].ErrorMM = round(e, 3)
+		if e > errs[worstAt] {
+			worstAt = i
+		}
+	}
+	r.RMSErrorMM, r.WorstErrorMM = round(rms, 3), round(worst, 3)
+	if !(worst <= limit) {
+		label := r.Points[worstAt].Label
+		if label != "" {
+			label = " (" + label + ")"
+		}
+		return fmt.Errorf("reference: reprojection error %.2f mm at points[%d]%s exceeds max_error_mm %g (rms %.2f mm over %d points)", worst, worstAt, label, limit, rms, len(errs))
+	}
+	return nil
+}
+
+// checkHorizon refuses a homography whose vanishing line crosses the image
+// (part of the image would map to infinity or behind the camera).
+func (c *Calibration) checkHorizon() error {
+	w, h := float64(c.Camera.Width), float64(c.Camera.Height)
+	sign := 0.0
+	for _, p := range []Point{{0, 0}, {w, 0}, {0, h}, {w, h}, {w / 2, h / 2}} {
+		q := c.Lens.undistort(p)
+		d := c.Homography[6]*q.X + c.Homography[7]*q.Y + c.Homography[8]
+		if d == 0 || (sign != 0 && math.Signbit(d) != math.Signbit(sign)) {
+			return fmt.Errorf("homography: the image crosses the horizon (not a view of the table from above)")
+		}
+		sign = d
+	}
+	return nil
+}
+
+func round(v float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(v*p) / p
+}
+
+// CheckResolution reports whether frames of w x h pixels match the
+// resolution the calibration was made for. The daemon refuses to start
+// (and refuses a reload) when it does not.
+func (c *Calibration) CheckResolution(w, h int) error {
+	if w != c.Camera.Width || h != c.Camera.Height {
+		return fmt.Errorf("calibration: camera.width x camera.height: %w: source gives %dx%d, calibration is for %dx%d (recalibrate, or set the camera to %dx%d)",
+			ErrResolution, w, h, c.Camera.Width, c.Camera.Height, c.Camera.Width, c.Camera.Height)
+	}
+	return nil
+}
+
+// Hash is the calibration's content identity, stored with every decision:
+// the first 8 bytes of the SHA-256 of its canonical YAML encoding, in hex.
+// Comments and formatting of the file do not change it; any value does.
 func (c *Calibration) Hash() string {
 	b, _ := yaml.Marshal(c)
 	s := sha256.Sum256(b)
@@ -129,10 +453,18 @@ func (c *Calibration) Hash() string {
 }
 
 // ToTable maps an image pixel to table mm.
-func (c *Calibration) ToTable(p Point) Point { return apply(c.Homography, p) }
+func (c *Calibration) ToTable(p Point) Point { return apply(c.Homography, c.Lens.undistort(p)) }
 
 // ToImage maps table mm to an image pixel.
-func (c *Calibration) ToImage(p Point) Point { return apply(c.inv, p) }
+func (c *Calibration) ToImage(p Point) Point { return c.Lens.distort(apply(c.inverse(), p)) }
+
+// inverse returns the cached inverse, computing it if Validate was not run.
+func (c *Calibration) inverse() [9]float64 {
+	if c.inv == [9]float64{} {
+		c.inv, _ = invert3(c.Homography)
+	}
+	return c.inv
+}
 
 // DiePx is the expected die edge in pixels at an image position.
 func (c *Calibration) DiePx(p Point) float64 {
@@ -147,20 +479,37 @@ func (c *Calibration) DiePx(p Point) float64 {
 
 // ZoneAt returns the role of the place at table mm p. Zones listed first win
 // where they overlap; a place on the table in no zone is layout; a place
-// outside the table polygon is off the table.
+// outside the table polygon is off the table. The back-wall strip is a
+// place a die may rest, so it reads as layout (Locate names it).
 func (c *Calibration) ZoneAt(p Point) rules.Zone {
-	if !inPolygon(c.TablePolygon, p) {
-		return rules.ZoneOffTable
+	role, _ := c.Locate(p)
+	if role == rules.ZoneBackWall {
+		return rules.ZoneLayout
 	}
+	return role
+}
+
+// Locate returns the role and the name of the zone at table mm p: the
+// first listed non-layout zone containing p, else the first layout zone
+// (or "" with role layout), or off_table outside the table polygon.
+// Unlike ZoneAt it reports back_wall as itself.
+func (c *Calibration) Locate(p Point) (rules.Zone, string) {
+	if !inPolygon(c.TablePolygon, p) {
+		return rules.ZoneOffTable, ""
+	}
+	layout := ""
 	for _, z := range c.Zones {
-		if z.Role == rules.ZoneBackWall || z.Role == rules.ZoneLayout {
-			continue // the back wall strip and the layout are both places a die may rest
+		if z.Role == rules.ZoneLayout {
+			if layout == "" && inPolygon(z.Polygon, p) {
+				layout = z.Name
+			}
+			continue
 		}
 		if inPolygon(z.Polygon, p) {
-			return z.Role
+			return z.Role, z.Name
 		}
 	}
-	return rules.ZoneLayout
+	return rules.ZoneLayout, layout
 }
 
 func apply(h [9]float64, p Point) Point {
@@ -168,12 +517,23 @@ func apply(h [9]float64, p Point) Point {
 	return Point{(h[0]*p.X + h[1]*p.Y + h[2]) / w, (h[3]*p.X + h[4]*p.Y + h[5]) / w}
 }
 
+// Apply maps p through a row-major 3x3 homography.
+func Apply(h [9]float64, p Point) Point { return apply(h, p) }
+
+// Invert returns the inverse of a 3x3 matrix; ok is false when it is
+// singular.
+func Invert(m [9]float64) (inv [9]float64, ok bool) { return invert3(m) }
+
 func invert3(m [9]float64) ([9]float64, bool) {
 	a, b, c := m[0], m[1], m[2]
 	d, e, f := m[3], m[4], m[5]
 	g, h, i := m[6], m[7], m[8]
 	det := a*(e*i-f*h) - b*(d*i-f*g) + c*(d*h-e*g)
-	if math.Abs(det) < 1e-12 || math.IsNaN(det) {
+	scale := 0.0
+	for _, v := range m {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	if scale == 0 || math.Abs(det) < 1e-12*scale*scale*scale || math.IsNaN(det) || math.IsInf(det, 0) {
 		return [9]float64{}, false
 	}
 	r := [9]float64{
@@ -185,20 +545,6 @@ func invert3(m [9]float64) ([9]float64, bool) {
 		r[k] /= det
 	}
 	return r, true
-}
-
-// inPolygon is the even-odd ray test.
-func inPolygon(poly [][2]float64, p Point) bool {
-	in := false
-	n := len(poly)
-	for i, j := 0, n-1; i < n; j, i = i, i+1 {
-		xi, yi := poly[i][0], poly[i][1]
-		xj, yj := poly[j][0], poly[j][1]
-		if (yi > p.Y) != (yj > p.Y) && p.X < (xj-xi)*(p.Y-yi)/(yj-yi)+xi {
-			in = !in
-		}
-	}
-	return in
 }
 
 func decodeStrict(b []byte, v any) error {

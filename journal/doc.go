@@ -2,4 +2,39 @@
 // decision, game event, fault and command result, with a per-table sequence
 // number that never repeats across restarts. It is the source of truth for
 // publishing and for game recall.
+//
+// # API
+//
+//	j, err := journal.Open(dir, journal.Options{})        // recovers a torn tail, takes an exclusive lock
+//	rec, err := j.Append("roll", now, decision)            // next seq, stable id, CRC, fdatasync before return
+//	r := j.Reader(from)                                     // records with Seq >= from, in order
+//	rec, err := r.Next()                                    // io.EOF when caught up; wait on j.Changed()
+//	j.SetDelivered(seq)                                     // retention never drops a record above this
+//	err = j.Close()
+//
+// Kinds used by the daemon: "roll", "noroll", "event", "state" (published
+// retained) and "snapshot". A body must marshal to a JSON object and must not
+// use the envelope keys schema, table, seq, id, ts or kind: the MQTT payload is
+// the envelope merged with the body.
+//
+// For read-only use while a daemon holds the journal (dicewatch history),
+// use ReadDir, which takes no lock and ignores a torn tail.
+//
+// # On disk
+//
+// A journal directory holds journal.id (a random epoch that prefixes every
+// record id), LOCK, and segment files seg-<first seq, 20 digits>.log. A
+// segment is a sequence of frames: a little-endian uint32 payload length, a
+// little-endian uint32 CRC-32C of the payload, and the payload, the record as
+// JSON. Open checks the newest segment frame by frame and truncates it at the
+// first frame that is short, fails its checksum, does not decode, or does not
+// carry the next seq: that is a write torn by a crash, which was never
+// acknowledged, so cutting it loses nothing that was published.
+//
+// # Retention
+//
+// Options.MaxBytes and Options.MaxAge bound the journal. Whole segments, never
+// the active one, are dropped oldest first when over a limit, but only once
+// every record in them is at or below the delivered mark (SetDelivered); the
+// drop is itself journalled as an "event" record with event "journal_pruned".
 package journal

@@ -105,6 +105,9 @@ type Die struct {
 type Exit struct {
 	Zone Zone  `json:"zone"` // the zone it left through (rail or off_table)
 	AtMS int64 `json:"at_ms"`
+	// Source is the evidence: "camera" (default, empty) or "rail_beam" (a
+	// rail beam broke and the die was not found at rest).
+	Source string `json:"source,omitempty"`
 }
 
 // SensorEvidence is what the table's sensors said during the throw.

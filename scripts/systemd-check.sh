@@ -88,7 +88,18 @@ echo "== sysusers and tmpfiles (scripts/install-system.sh into a throw-away root
 mkdir -p "$tmp/root/etc"
 printf 'root:x:0:0:root:/root:/bin/bash\n' >"$tmp/root/etc/passwd"
 printf 'root:x:0:\nvideo:x:44:\n' >"$tmp/root/etc/group"   # Debian has video, not gpio
-if ROOT="$tmp/root" bash scripts/install-system.sh >"$tmp/install.log" 2>&1; then
+install_ok=0
+if [ "$(id -u)" = 0 ]; then
+  ROOT="$tmp/root" bash scripts/install-system.sh >"$tmp/install.log" 2>&1 && install_ok=1
+else
+  # Not root: chown is not allowed, so apply the same files by hand with the
+  # tmpfiles owner columns blanked (directories and modes are still checked).
+  echo "(not root: tmpfiles ownership not applied)"
+  { systemd-sysusers --root="$tmp/root" "$PWD/systemd/dicewatch.sysusers" &&
+    awk '/^[^#]/ && NF >= 5 { $4 = "-"; $5 = "-" } { print }' systemd/dicewatch.tmpfiles >"$tmp/tmpfiles.conf" &&
+    systemd-tmpfiles --root="$tmp/root" --create "$tmp/tmpfiles.conf"; } >"$tmp/install.log" 2>&1 && install_ok=1
+fi
+if [ "$install_ok" = 1 ]; then
   groups_ok=1
   for g in video gpio; do
     grep -Eq "^$g:x:[0-9]+:(.*,)?dicewatch(,|$)" "$tmp/root/etc/group" || { echo "dicewatch is not in group $g"; groups_ok=0; }

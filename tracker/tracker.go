@@ -64,15 +64,16 @@ const (
 // Tracker builds throw records. It is not safe for concurrent use: one
 // goroutine owns it.
 type Tracker struct {
-	cfg     Config
-	phase   phase
-	cur     rules.Throw
-	restAt  int64
-	faults  map[string]bool  // equipment faulted now
-	inputs  sensors.FaultSet // sensor inputs faulted now
-	events  []sensors.Event  // recent sensor events (bounded)
-	calls   []rules.StaffCallRecord
-	lastObs int64
+	cfg         Config
+	phase       phase
+	cur         rules.Throw
+	restAt      int64
+	faults      map[string]bool  // equipment faulted now
+	inputs      sensors.FaultSet // sensor inputs faulted now
+	openFaulted []string         // sensor inputs faulted when the throw opened
+	events      []sensors.Event  // recent sensor events (bounded)
+	calls       []rules.StaffCallRecord
+	lastObs     int64
 }
 
 // New returns an idle tracker.
@@ -188,6 +189,7 @@ func (t *Tracker) Tick(nowMS int64) []rules.Throw {
 func (t *Tracker) open(at int64) {
 	t.phase = throwing
 	t.cur = rules.Throw{Game: t.cfg.Game, StartMS: at, DiceThrown: t.cfg.DiceThrown}
+	t.openFaulted = t.inputs.Faulted()
 	for f := range t.faults {
 		t.cur.Faults = append(t.cur.Faults, f)
 	}
@@ -215,9 +217,16 @@ func (t *Tracker) finish() rules.Throw {
 		}
 	}
 	fu := t.cfg.Sensors.Fuse(win, sensors.Window{
-		StartMS: th.StartMS, RestMS: th.AtRestMS, GraceMS: t.cfg.GraceMS, Faulted: t.inputs.Faulted(),
+		StartMS: th.StartMS, RestMS: th.AtRestMS, GraceMS: t.cfg.GraceMS, Faulted: t.openFaulted,
 	})
 	th.Sensors = fu.Evidence
+	if missing := th.DiceThrown - len(th.Dice) - len(th.Left); missing > 0 && len(fu.Evidence.RailBreaks) > 0 && !fu.Evidence.Bowl {
+		// A rail beam broke during the throw and a die is not on the
+		// layout: it went over the rail, between frames or out of view.
+		for i := 0; i < missing; i++ {
+			th.Left = append(th.Left, rules.Exit{Zone: rules.ZoneOffTable, AtMS: th.AtRestMS, Source: "rail_beam"})
+		}
+	}
 	for _, p := range fu.Presses {
 		th.StaffCalls = append(th.StaffCalls, rules.StaffCallRecord{
 			Operator: "boxperson_station", Role: "boxperson", Cause: "no-roll button",

@@ -57,6 +57,7 @@ func TestTrackerDecisions(t *testing.T) {
 		{Name: "wall", Role: sensors.RoleBackWall, Pin: "GPIO5"},
 		{Name: "bowl", Role: sensors.RoleBowl, Pin: "GPIO6"},
 		{Name: "button", Role: sensors.RoleNoRollButton, Pin: "GPIO13"},
+		{Name: "rail_stick", Role: sensors.RoleRail, Pin: "GPIO19"},
 	}}}
 	tests := []struct {
 		name    string
@@ -82,6 +83,22 @@ func TestTrackerDecisions(t *testing.T) {
 				rest(1200, die(5, rules.ZoneLayout)), frame(1500, false, 1),
 			},
 			want: []rules.Decision{{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.OffTable}}},
+		},
+		{
+			name: "rail beam broken and a die not found at rest is off the table (SD 20:18:33:06 (1))",
+			steps: []step{
+				frame(33, true, 2), edge(300, sensors.RoleRail, "rail_stick"), edge(400, sensors.RoleBackWall, "wall"),
+				rest(1200, die(3, rules.ZoneLayout)), frame(1500, false, 1),
+			},
+			want: []rules.Decision{{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.OffTable}}},
+		},
+		{
+			name: "rail beam broken with both dice on the layout is still valid",
+			steps: []step{
+				frame(33, true, 2), edge(300, sensors.RoleRail, "rail_stick"), edge(400, sensors.RoleBackWall, "wall"),
+				rest(1200, die(3, rules.ZoneLayout), die(2, rules.ZoneLayout)), frame(1500, false, 2),
+			},
+			want: []rules.Decision{{Verdict: rules.Valid, Values: []int{3, 2}, Total: 5}},
 		},
 		{
 			name: "bowl sensor trip is in_bowl (SD 20:18:33:06 (3))",

@@ -236,13 +236,10 @@ func observe(r motion.Result, cal *calibration.Calibration) tracker.Observation 
 		o.Present = 1 // something entered: let the tracker open the throw
 	}
 	for _, e := range r.Exits {
-		z := rules.Zone(e.Zone)
-		if z == "" || z == rules.ZoneLayout || z == rules.ZoneBackWall {
-			// A die cannot leave the camera's view over the layout: the
-			// view ends at the table's edge or beyond it.
-			z = rules.ZoneOffTable
-		}
-		o.Exits = append(o.Exits, rules.Exit{Zone: z, AtMS: e.AtMS})
+		// A die that leaves the picture has left the table: the camera
+		// frames the table with its rails, so a die resting in the rail
+		// is seen at rest there (zone rail) rather than leaving the view.
+		o.Exits = append(o.Exits, rules.Exit{Zone: rules.ZoneOffTable, AtMS: e.AtMS})
 	}
 	return o
 }

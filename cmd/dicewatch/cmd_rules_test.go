@@ -44,7 +44,7 @@ func TestCmdRulesCraps(t *testing.T) {
 		{1, "point_established", "point", &four, "on", false, 0, false},
 		{2, "no_roll", "point", &four, "on", false, 1, false},
 		{4, "no_roll", "point", &four, "on", false, 2, false},
-		{5, "no_roll", "point", &four, "on", false, 3, true}, // 3.7.2
+		{5, "no_roll", "point", &four, "on", false, 3, true},     // 3.7.2
 		{6, "seven_out", "come_out", nil, "off", true, 0, false}, // 3.7.1
 		{7, "natural", "come_out", nil, "off", false, 0, false},
 	}

@@ -143,7 +143,7 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		})
 	})
 	if live != nil {
-		g.Go(func() error { return live.Run(gctx, sensorEvents, rec) })
+		g.Go(func() error { return live.Run(gctx, sensorEvents, nil) }) // the table loop records
 	}
 	g.Go(func() error {
 		return tableLoop(gctx, tbl, visionEvents, visionDone, sensorEvents, replay, rec, staff)

@@ -114,6 +114,11 @@ func (t *table) vision(ev vision.Event, replay *sensors.Replay, sensorEvent func
 			}
 		}
 	}
+	o := ev.Obs
+	if o.AtRest || o.Clear || len(o.Exits) > 0 || len(o.Appeared) > 0 {
+		t.log.Debug("frame", "t_ms", o.AtMS, "motion", o.Motion, "present", o.Present, "appeared", len(o.Appeared),
+			"exits", len(o.Exits), "at_rest", o.AtRest, "dice", len(o.Dice), "clear", o.Clear)
+	}
 	return t.frame(*ev.Obs)
 }
 

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/dicewatch/dicewatch/vision"
+)
+
+// readDie is one die in `dicewatch read --json` output.
+type readDie struct {
+	Value      *int    `json:"value"`
+	Box        [4]int  `json:"box"`
+	Confidence float64 `json:"confidence"`
+	Flat       bool    `json:"flat"`
+}
+
+// readLine is one image in `dicewatch read --json` output.
+type readLine struct {
+	Image string    `json:"image"`
+	Dice  []readDie `json:"dice"`
+	MS    float64   `json:"ms"`
+}
+
+// readError is the line for an image that could not be read.
+type readError struct {
+	Image string `json:"image"`
+	Error string `json:"error"`
+}
+
+// cmdRead prints the dice found in still photos:
+// dicewatch read [--json] [--die-px N] IMAGE...
+func cmdRead(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("read", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print one JSON line per image")
+	diePx := fs.Float64("die-px", 0, "expected die edge in pixels (0: estimate from each image)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: dicewatch read [--json] [--die-px N] IMAGE...")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() == 0 || *diePx < 0 {
+		fs.Usage()
+		return 2
+	}
+	rd := vision.NewReader(vision.ReaderOptions{DiePx: *diePx})
+	defer rd.Close()
+	enc := json.NewEncoder(stdout)
+	code := 0
+	for _, path := range fs.Args() {
+		start := time.Now()
+		dets, err := rd.ReadFile(path)
+		ms := float64(time.Since(start).Microseconds()) / 1000
+		if err != nil {
+			code = 1
+			if *asJSON {
+				_ = enc.Encode(readError{Image: path, Error: err.Error()})
+			} else {
+				fmt.Fprintf(stdout, "%s: error: %v\n", path, err)
+			}
+			continue
+		}
+		if *asJSON {
+			line := readLine{Image: path, Dice: make([]readDie, 0, len(dets)), MS: ms}
+			for _, d := range dets {
+				rdie := readDie{
+					Box:        [4]int{d.Box.Min.X, d.Box.Min.Y, d.Box.Max.X, d.Box.Max.Y},
+					Confidence: float64(int(d.Confidence*1000+0.5)) / 1000,
+					Flat:       d.Flat,
+				}
+				if d.Value > 0 {
+					v := d.Value
+					rdie.Value = &v
+				}
+				line.Dice = append(line.Dice, rdie)
+			}
+			if err := enc.Encode(line); err != nil {
+				fmt.Fprintf(stderr, "dicewatch: read: %v\n", err)
+				return 1
+			}
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: %d dice (%.1f ms)\n", path, len(dets), ms)
+		for _, d := range dets {
+			v := "unreadable"
+			if d.Value > 0 {
+				v = fmt.Sprint(d.Value)
+			}
+			flat := "flat"
+			if !d.Flat {
+				flat = "not flat"
+			}
+			fmt.Fprintf(stdout, "  %-10s box %v conf %.2f %s (flatness %.2f, size ratio %.2f)\n",
+				v, d.Box, d.Confidence, flat, d.Flatness, d.SizeRatio)
+		}
+	}
+	return code
+}

@@ -1,0 +1,462 @@
+package mqtt
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// CommandSchema is the schema of a signed command's inner payload.
+const CommandSchema = "dicewatch/cmd/v1"
+
+// signingContext is prepended to the payload bytes before signing, so a
+// signature over a command can never be valid for anything else.
+const signingContext = "dicewatch/cmd/v1\n"
+
+// MaxCommandBytes bounds an inbound command message.
+const MaxCommandBytes = 16 << 10
+
+// Envelope is what travels on <prefix>cmd/<name>: the exact payload bytes
+// (base64) and the Ed25519 signature over signingContext+payload.
+type Envelope struct {
+	KeyID   string `json:"key_id"`
+	Payload string `json:"payload"` // base64 (standard) of the CommandPayload JSON
+	Sig     string `json:"sig"`     // base64 (standard) Ed25519 signature
+}
+
+// CommandPayload is the signed content of a command.
+type CommandPayload struct {
+	Schema  string          `json:"schema"`  // CommandSchema
+	Table   string          `json:"table"`   // must be this daemon's table
+	Command string          `json:"command"` // noroll, shooter, dice, game; must match the topic
+	TS      time.Time       `json:"ts"`      // signing time, RFC 3339
+	Nonce   string          `json:"nonce"`   // 16-64 of [A-Za-z0-9_-], never reused
+	Args    json.RawMessage `json:"args"`    // a JSON object, see the command's schema
+}
+
+// Command is a verified command handed to the daemon.
+type Command struct {
+	Name     string          // noroll, shooter, dice, game
+	Args     json.RawMessage // the command's arguments (a JSON object)
+	KeyID    string
+	Operator string
+	Role     string
+	Nonce    string
+	TS       time.Time // signed time
+	Received time.Time
+}
+
+// Rejection reasons, as published in the command result event.
+const (
+	ReasonMalformed      = "malformed"       // not a valid envelope or payload
+	ReasonUnsigned       = "unsigned"        // no key id or signature
+	ReasonUnknownKey     = "unknown_key"     // key id not in the config
+	ReasonBadSignature   = "bad_signature"   // forged or altered
+	ReasonWrongTable     = "wrong_table"     // signed for another table
+	ReasonWrongTopic     = "wrong_topic"     // signed command differs from topic
+	ReasonUnknownCommand = "unknown_command" // not noroll/shooter/dice/game
+	ReasonExpired        = "expired"         // signed time too old
+	ReasonNotYetValid    = "not_yet_valid"   // signed time too far ahead
+	ReasonReplayed       = "replayed"        // nonce seen before
+	ReasonForbidden      = "forbidden"       // the key's role may not send this
+	ReasonRefused        = "refused"         // verified, but the daemon refused it
+	ReasonInternal       = "internal"        // the nonce store failed
+)
+
+// RejectError is a verification failure with its reason code.
+type RejectError struct {
+	Reason string
+	Detail string
+	// Known after the signature verified (or the key was found).
+	KeyID, Operator, Role, Nonce, Command string
+}
+
+func (e *RejectError) Error() string {
+	return "mqtt: command rejected: " + e.Reason + ": " + e.Detail
+}
+
+var nonceRE = regexp.MustCompile(`^[A-Za-z0-9_-]{16,64}$`)
+
+// SignCommand builds the message to publish on <prefix>cmd/<p.Command>.
+func SignCommand(priv ed25519.PrivateKey, keyID string, p CommandPayload) ([]byte, error) {
+	if p.Schema == "" {
+		p.Schema = CommandSchema
+	}
+	p.TS = p.TS.UTC()
+	if len(p.Args) == 0 {
+		p.Args = json.RawMessage(`{}`)
+	}
+	payload, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("mqtt: sign command: %w", err)
+	}
+	sig := ed25519.Sign(priv, append([]byte(signingContext), payload...))
+	return json.Marshal(Envelope{
+		KeyID:   keyID,
+		Payload: base64.StdEncoding.EncodeToString(payload),
+		Sig:     base64.StdEncoding.EncodeToString(sig),
+	})
+}
+
+// NewNonce returns a random nonce for a command.
+func NewNonce() string {
+	return randomID(16)
+}
+
+type keyEntry struct {
+	Key
+	pub ed25519.PublicKey
+}
+
+// Verifier checks signed commands against the config's keys and roles,
+// and remembers nonces (persisted) so a command cannot be replayed, even
+// across restarts.
+type Verifier struct {
+	table  string
+	keys   map[string]keyEntry
+	roles  map[string]map[string]bool
+	window time.Duration
+	nonces *NonceStore
+}
+
+// NewVerifier builds a verifier for cfg (SetDefaults applied). nonces may
+// be nil only in tests that do not check replay.
+func NewVerifier(cfg Config, nonces *NonceStore) (*Verifier, error) {
+	v := &Verifier{table: cfg.Table, keys: map[string]keyEntry{}, roles: map[string]map[string]bool{}, window: cfg.window(), nonces: nonces}
+	if v.window <= 0 {
+		v.window = 30 * time.Second
+	}
+	for _, k := range cfg.Commands.Keys {
+		pub, err := ParsePublicKey(k.PublicKey)
+		if err != nil {
+			return nil, fmt.Errorf("mqtt: key %q: %w", k.ID, err)
+		}
+		v.keys[k.ID] = keyEntry{Key: k, pub: pub}
+	}
+	for cmd, rs := range cfg.Commands.Roles {
+		m := map[string]bool{}
+		for _, r := range rs {
+			m[r] = true
+		}
+		v.roles[cmd] = m
+	}
+	return v, nil
+}
+
+// Verify checks a command message received on topic <prefix>cmd/<name>
+// (name is the topic's last level). It returns a *RejectError on failure.
+// It never panics on any input.
+func (v *Verifier) Verify(name string, msg []byte, now time.Time) (Command, error) {
+	c, err := v.check(name, msg, now)
+	if err != nil {
+		return Command{}, err
+	}
+	if v.nonces != nil {
+		fresh, err := v.nonces.Add(c.KeyID, c.Nonce, c.TS.Add(v.window), now)
+		if err != nil {
+			return Command{}, v.reject(ReasonInternal, "nonce store: "+err.Error(), c)
+		}
+		if !fresh {
+			return Command{}, v.reject(ReasonReplayed, "nonce already used", c)
+		}
+	}
+	return c, nil
+}
+
+func (v *Verifier) reject(reason, detail string, c Command) *RejectError {
+	return &RejectError{Reason: reason, Detail: detail, KeyID: c.KeyID, Operator: c.Operator, Role: c.Role, Nonce: c.Nonce, Command: c.Name}
+}
+
+// ParseEnvelope decodes a command message strictly, without checking the
+// signature.
+func ParseEnvelope(msg []byte) (Envelope, []byte, error) {
+	var env Envelope
+	if len(msg) > MaxCommandBytes {
+		return env, nil, fmt.Errorf("message is %d bytes, limit %d", len(msg), MaxCommandBytes)
+	}
+	if err := strictUnmarshal(msg, &env); err != nil {
+		return env, nil, err
+	}
+	if env.Payload == "" {
+		return env, nil, errors.New("payload is missing")
+	}
+	payload, err := base64.StdEncoding.DecodeString(env.Payload)
+	if err != nil {
+		return env, nil, errors.New("payload is not base64")
+	}
+	return env, payload, nil
+}
+
+// ParsePayload decodes a command payload strictly.
+func ParsePayload(payload []byte) (CommandPayload, error) {
+	var p CommandPayload
+	if err := strictUnmarshal(payload, &p); err != nil {
+		return p, err
+	}
+	switch {
+	case p.Schema != CommandSchema:
+		return p, fmt.Errorf("schema %q is not %s", clip(p.Schema), CommandSchema)
+	case p.Table == "":
+		return p, errors.New("table is missing")
+	case p.Command == "":
+		return p, errors.New("command is missing")
+	case p.TS.IsZero():
+		return p, errors.New("ts is missing")
+	case !nonceRE.MatchString(p.Nonce):
+		return p, errors.New("nonce must be 16-64 of A-Z a-z 0-9 _ -")
+	}
+	if len(p.Args) == 0 || p.Args[0] != '{' {
+		return p, errors.New("args must be a JSON object")
+	}
+	return p, nil
+}
+
+func (v *Verifier) check(name string, msg []byte, now time.Time) (Command, error) {
+	c := Command{Name: name, Received: now}
+	env, payload, err := ParseEnvelope(msg)
+	if err != nil {
+		if env.KeyID == "" && env.Sig == "" && err.Error() == "payload is missing" {
+			return c, v.reject(ReasonUnsigned, "no key_id, payload or sig", c)
+		}
+		return c, v.reject(ReasonMalformed, err.Error(), c)
+	}
+	if env.KeyID == "" || env.Sig == "" {
+		return c, v.reject(ReasonUnsigned, "key_id and sig are required", c)
+	}
+	k, ok := v.keys[env.KeyID]
+	if !ok {
+		c.KeyID = clip(env.KeyID)
+		return c, v.reject(ReasonUnknownKey, "key id is not configured", c)
+	}
+	c.KeyID, c.Operator, c.Role = k.ID, k.Operator, k.Role
+	sig, err := base64.StdEncoding.DecodeString(env.Sig)
+	if err != nil || len(sig) != ed25519.SignatureSize {
+		return c, v.reject(ReasonBadSignature, "signature is not 64 base64 bytes", c)
+	}
+	if !ed25519.Verify(k.pub, append([]byte(signingContext), payload...), sig) {
+		return c, v.reject(ReasonBadSignature, "signature does not verify", c)
+	}
+	p, err := ParsePayload(payload)
+	if err != nil {
+		return c, v.reject(ReasonMalformed, err.Error(), c)
+	}
+	c.Nonce, c.TS, c.Args = p.Nonce, p.TS.UTC(), p.Args
+	switch {
+	case p.Table != v.table:
+		return c, v.reject(ReasonWrongTable, fmt.Sprintf("signed for table %q", clip(p.Table)), c)
+	case !isCommand(p.Command):
+		return c, v.reject(ReasonUnknownCommand, fmt.Sprintf("command %q", clip(p.Command)), c)
+	case p.Command != name:
+		return c, v.reject(ReasonWrongTopic, fmt.Sprintf("signed command %q arrived on cmd/%s", p.Command, clip(name)), c)
+	}
+	if d := now.Sub(p.TS); d > v.window {
+		return c, v.reject(ReasonExpired, fmt.Sprintf("signed %s before receipt, window %s", d.Round(time.Millisecond), v.window), c)
+	} else if -d > v.window {
+		return c, v.reject(ReasonNotYetValid, fmt.Sprintf("signed %s after receipt, window %s", (-d).Round(time.Millisecond), v.window), c)
+	}
+	if !v.roles[name][k.Role] {
+		return c, v.reject(ReasonForbidden, fmt.Sprintf("role %q may not send %s", k.Role, name), c)
+	}
+	if err := checkArgs(name, p.Args); err != nil {
+		return c, v.reject(ReasonMalformed, err.Error(), c)
+	}
+	return c, nil
+}
+
+// checkArgs applies the per-command argument rules (see schema/cmd-*.json).
+func checkArgs(name string, args json.RawMessage) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(args, &m); err != nil || m == nil {
+		return errors.New("args must be a JSON object")
+	}
+	field := "action"
+	if name == "noroll" {
+		field = "cause"
+	}
+	raw, ok := m[field]
+	if !ok {
+		return fmt.Errorf("args.%s is required for %s", field, name)
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil || s == "" || len(s) > 200 {
+		return fmt.Errorf("args.%s must be a string of 1-200 bytes", field)
+	}
+	return nil
+}
+
+func strictUnmarshal(b []byte, v any) error {
+	if !utf8.Valid(b) {
+		return errors.New("not UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("bad JSON: %s", clip(err.Error()))
+	}
+	if dec.More() {
+		return errors.New("bad JSON: trailing data")
+	}
+	return nil
+}
+
+// clip bounds attacker-controlled text copied into results and logs.
+func clip(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "..."
+	}
+	return strings.ToValidUTF8(s, "?")
+}
+
+// NonceStore remembers (key id, nonce) pairs until they expire, in memory
+// and in an fsync'd append-only file, so a replay is caught after a
+// restart too.
+type NonceStore struct {
+	mu        sync.Mutex
+	compactAt int // entries that trigger dropping expired ones (default 4096)
+	path      string
+	f         *os.File
+	seen      map[string]time.Time
+}
+
+// OpenNonceStore loads the store in dir (file "nonces"), dropping entries
+// expired at now (none if now is zero) and a torn last line.
+func OpenNonceStore(dir string, now time.Time) (*NonceStore, error) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("mqtt: nonce store: %w", err)
+	}
+	s := &NonceStore{path: filepath.Join(dir, "nonces"), seen: map[string]time.Time{}}
+	if f, err := os.Open(s.path); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			parts := strings.Fields(sc.Text())
+			if len(parts) != 3 {
+				continue
+			}
+			exp, err := strconv.ParseInt(parts[0], 10, 64)
+			if err != nil {
+				continue
+			}
+			t := time.Unix(0, exp)
+			if now.IsZero() || t.After(now) {
+				s.seen[parts[1]+" "+parts[2]] = t
+			}
+		}
+		f.Close()
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("mqtt: nonce store: %w", err)
+	}
+	if err := s.rewrite(); err != nil {
+		return nil, fmt.Errorf("mqtt: nonce store: %w", err)
+	}
+	return s, nil
+}
+
+// rewrite replaces the file with the live entries and reopens it for
+// appending.
+func (s *NonceStore) rewrite() error {
+	var buf bytes.Buffer
+	for k, t := range s.seen {
+		fmt.Fprintf(&buf, "%d %s\n", t.UnixNano(), k)
+	}
+	if s.f != nil {
+		s.f.Close()
+		s.f = nil
+	}
+	if err := writeFileAtomic(s.path, buf.Bytes()); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	s.f = f
+	return nil
+}
+
+// Add records a nonce until expires. It reports false if the pair was
+// already recorded and has not expired.
+func (s *NonceStore) Add(keyID, nonce string, expires, now time.Time) (bool, error) {
+	k := keyID + " " + nonce
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t, ok := s.seen[k]; ok && t.After(now) {
+		return false, nil
+	}
+	if _, err := fmt.Fprintf(s.f, "%d %s\n", expires.UnixNano(), k); err != nil {
+		return false, err
+	}
+	if err := s.f.Sync(); err != nil {
+		return false, err
+	}
+	s.seen[k] = expires
+	if len(s.seen) > s.limit() {
+		for kk, t := range s.seen {
+			if !t.After(now) {
+				delete(s.seen, kk)
+			}
+		}
+		if err := s.rewrite(); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+// Close closes the store's file.
+func (s *NonceStore) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil {
+		return nil
+	}
+	err := s.f.Close()
+	s.f = nil
+	return err
+}
+
+func writeFileAtomic(path string, b []byte) error {
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o640)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+func (s *NonceStore) limit() int {
+	if s.compactAt > 0 {
+		return s.compactAt
+	}
+	return 4096
+}

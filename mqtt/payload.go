@@ -1,0 +1,102 @@
+package mqtt
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/dicewatch/dicewatch/journal"
+)
+
+// Schema returns the schema id published in a payload of this kind, for
+// example "dicewatch/roll/v1". The JSON Schema file is schema/<kind>.v1.json.
+func Schema(kind string) string { return "dicewatch/" + kind + "/v1" }
+
+// StatusSchema is the schema id of status payloads.
+var StatusSchema = Schema("status")
+
+// Birth is what the retained online status says about this daemon.
+type Birth struct {
+	Version         string `json:"version"`
+	ConfigHash      string `json:"config_hash"`
+	CalibrationHash string `json:"calibration_hash"`
+}
+
+// Status is the retained payload on <prefix>status. It is not a journal
+// record, so it has no seq; last_seq is the newest journal seq when it was
+// made and id is unique per message.
+type Status struct {
+	Schema          string `json:"schema"`
+	Table           string `json:"table"`
+	ID              string `json:"id"`
+	TS              string `json:"ts"`
+	Status          string `json:"status"` // online or offline
+	Version         string `json:"version,omitempty"`
+	ConfigHash      string `json:"config_hash,omitempty"`
+	CalibrationHash string `json:"calibration_hash,omitempty"`
+	ClientID        string `json:"client_id"`
+	LastSeq         uint64 `json:"last_seq"`
+	// Reason says why offline: "shutdown" (published by the daemon) or
+	// "connection_lost" (the broker's last will).
+	Reason string `json:"reason,omitempty"`
+}
+
+// TSFormat is the timestamp format of every payload: RFC 3339, UTC,
+// millisecond precision.
+const TSFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// Encode returns the outbound payload of a journal record: the envelope
+// (schema, table, seq, id, ts) merged with the record's body.
+func Encode(table string, r journal.Record) []byte {
+	var b bytes.Buffer
+	b.Grow(96 + len(r.Body))
+	b.WriteString(`{"schema":`)
+	writeJSONString(&b, Schema(r.Kind))
+	b.WriteString(`,"table":`)
+	writeJSONString(&b, table)
+	b.WriteString(`,"seq":`)
+	b.WriteString(strconv.FormatUint(r.Seq, 10))
+	b.WriteString(`,"id":`)
+	writeJSONString(&b, r.ID)
+	b.WriteString(`,"ts":"`)
+	b.WriteString(r.TS.UTC().Format(TSFormat))
+	b.WriteByte('"')
+	body := bytes.TrimSpace(r.Body)
+	if len(body) > 2 {
+		b.WriteByte(',')
+		b.Write(body[1:])
+	} else {
+		b.WriteByte('}')
+	}
+	return b.Bytes()
+}
+
+func writeJSONString(b *bytes.Buffer, s string) {
+	q, _ := json.Marshal(s)
+	b.Write(q)
+}
+
+func formatTS(t time.Time) string { return t.UTC().Format(TSFormat) }
+
+func randomID(n int) string {
+	raw := make([]byte, n)
+	if _, err := rand.Read(raw); err != nil {
+		panic("mqtt: crypto/rand failed: " + err.Error())
+	}
+	return hex.EncodeToString(raw)
+}
+
+// marshalNoEscape is json.Marshal without HTML escaping and without the
+// trailing newline.
+func marshalNoEscape(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}

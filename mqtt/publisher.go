@@ -1,0 +1,489 @@
+package mqtt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/dicewatch/dicewatch/journal"
+)
+
+// CommandHandler applies a verified operator command. A non-nil error
+// refuses it; the error text is published as the rejection detail.
+type CommandHandler func(ctx context.Context, c Command) error
+
+// Publisher publishes a journal to the broker and takes in operator
+// commands. Create it with NewPublisher, set OnCommand, then Run.
+type Publisher struct {
+	cfg    Config
+	j      *journal.Journal
+	birth  Birth
+	log    *slog.Logger
+	now    func() time.Time
+	verify *Verifier
+	nonces *NonceStore
+
+	notify chan struct{}
+
+	mu      sync.Mutex
+	handler CommandHandler
+	acked   uint64 // highest seq acknowledged by the broker, contiguously
+	saved   uint64 // acked as last persisted
+	conn    bool
+	runCtx  context.Context
+}
+
+// cursorFile is the name of the acknowledged-seq cursor in StateDir.
+const cursorFile = "acked"
+
+// NewPublisher prepares a publisher: it validates cfg (after SetDefaults),
+// loads the acknowledged cursor and the nonce store from cfg.StateDir. It
+// does not connect; Run does.
+func NewPublisher(cfg Config, j *journal.Journal, birth Birth, log *slog.Logger) (*Publisher, error) {
+	cfg.SetDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("mqtt: config: %w", err)
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if err := os.MkdirAll(cfg.StateDir, 0o750); err != nil {
+		return nil, fmt.Errorf("mqtt: state dir: %w", err)
+	}
+	p := &Publisher{cfg: cfg, j: j, birth: birth, log: log.With("component", "mqtt"), now: time.Now, notify: make(chan struct{}, 1)}
+	acked, err := loadCursor(filepath.Join(cfg.StateDir, cursorFile), j.Epoch())
+	if err != nil {
+		return nil, err
+	}
+	if last := j.LastSeq(); acked > last {
+		// The journal is behind the cursor (restored from backup?): never
+		// skip records, resend from the journal's end.
+		p.log.Warn("acknowledged cursor ahead of journal", "acked", acked, "last_seq", last)
+		acked = last
+	}
+	p.acked, p.saved = acked, acked
+	j.SetDelivered(acked)
+	// Keep every stored nonce at start (the clock may be replaced by
+	// SetClock); Add drops expired ones as the store grows.
+	ns, err := OpenNonceStore(cfg.StateDir, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	p.nonces = ns
+	v, err := NewVerifier(cfg, ns)
+	if err != nil {
+		ns.Close()
+		return nil, err
+	}
+	p.verify = v
+	return p, nil
+}
+
+// SetClock replaces the clock used for command time windows and result
+// timestamps (tests). Call before Run.
+func (p *Publisher) SetClock(now func() time.Time) { p.now = now }
+
+// OnCommand sets the handler for verified commands. Call before Run.
+func (p *Publisher) OnCommand(h CommandHandler) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.handler = h
+}
+
+// Notify wakes the publisher after an Append (it also watches the journal
+// itself; Notify only shortens the wait).
+func (p *Publisher) Notify() {
+	select {
+	case p.notify <- struct{}{}:
+	default:
+	}
+}
+
+// Acked is the highest seq the broker has acknowledged (in seq order).
+func (p *Publisher) Acked() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.acked
+}
+
+// Connected reports whether a broker session is up.
+func (p *Publisher) Connected() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.conn
+}
+
+// Run connects, retrying with backoff while the broker is unreachable,
+// and publishes until ctx is cancelled; then it publishes the offline
+// status, saves the cursor and disconnects. It returns nil after a clean
+// shutdown, or an error only for a journal failure.
+func (p *Publisher) Run(ctx context.Context) error {
+	defer p.nonces.Close()
+	p.mu.Lock()
+	p.runCtx = ctx
+	p.mu.Unlock()
+	backoff := 100 * time.Millisecond
+	for {
+		connected, err := p.session(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		var jerr *journalError
+		if errors.As(err, &jerr) {
+			return err
+		}
+		if connected {
+			backoff = 100 * time.Millisecond
+		}
+		p.log.Warn("broker session ended", "err", err, "retry_in", backoff)
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+		backoff = min(backoff*2, p.cfg.retryMax())
+	}
+}
+
+type journalError struct{ err error }
+
+func (e *journalError) Error() string { return e.err.Error() }
+func (e *journalError) Unwrap() error { return e.err }
+
+func (p *Publisher) topic(kind string) string { return p.cfg.Prefix + kind }
+
+func (p *Publisher) status(online bool, reason string) []byte {
+	s := Status{
+		Schema: StatusSchema, Table: p.cfg.Table, ID: p.j.Epoch() + "-status-" + randomID(6),
+		TS: formatTS(p.now()), Status: "offline", ClientID: p.cfg.ClientID, LastSeq: p.j.LastSeq(), Reason: reason,
+		Version: p.birth.Version, ConfigHash: p.birth.ConfigHash, CalibrationHash: p.birth.CalibrationHash,
+	}
+	if online {
+		s.Status = "online"
+	}
+	b, _ := marshalNoEscape(s)
+	return b
+}
+
+func (p *Publisher) clientOptions(lost chan<- error) (*paho.ClientOptions, error) {
+	o := paho.NewClientOptions().AddBroker(p.cfg.Broker).SetClientID(p.cfg.ClientID).
+		SetCleanSession(false).SetAutoReconnect(false).SetConnectRetry(false).
+		SetKeepAlive(p.cfg.keepAlive()).SetPingTimeout(p.cfg.keepAlive() / 2).
+		SetConnectTimeout(10 * time.Second).SetWriteTimeout(10 * time.Second).
+		SetOrderMatters(true).SetStore(paho.NewMemoryStore()).
+		SetResumeSubs(false).SetMaxResumePubInFlight(0)
+	// The will is offline, retained: the broker publishes it if the
+	// connection is lost. A clean Disconnect does not send it, so Run
+	// publishes offline itself on shutdown.
+	o.SetBinaryWill(p.topic("status"), p.status(false, "connection_lost"), 1, true)
+	if p.cfg.PasswordFile != "" {
+		u, pw, err := readPasswordFile(p.cfg.PasswordFile)
+		if err != nil {
+			return nil, err
+		}
+		o.SetUsername(u).SetPassword(pw)
+	}
+	tc, err := p.cfg.tlsConfig()
+	if err != nil {
+		return nil, err
+	}
+	if tc != nil {
+		o.SetTLSConfig(tc)
+	}
+	o.SetConnectionLostHandler(func(_ paho.Client, err error) {
+		select {
+		case lost <- err:
+		default:
+		}
+	})
+	return o, nil
+}
+
+type inflight struct {
+	seq uint64
+	tok paho.Token
+}
+
+// session runs one broker connection. connected reports whether it got as
+// far as a CONNACK.
+func (p *Publisher) session(ctx context.Context) (connected bool, err error) {
+	lost := make(chan error, 1)
+	opts, err := p.clientOptions(lost)
+	if err != nil {
+		return false, err
+	}
+	client := paho.NewClient(opts)
+	tok := client.Connect()
+	if err := waitToken(ctx, tok, 15*time.Second); err != nil {
+		client.Disconnect(0)
+		return false, fmt.Errorf("mqtt: connect %s: %w", p.cfg.Broker, err)
+	}
+	sessionPresent := false
+	if ct, ok := tok.(*paho.ConnectToken); ok {
+		sessionPresent = ct.SessionPresent()
+	}
+	p.setConn(true)
+	defer p.setConn(false)
+
+	sub := client.Subscribe(p.cfg.Prefix+"cmd/+", 1, p.onMessage)
+	if err := waitToken(ctx, sub, 10*time.Second); err != nil {
+		client.Disconnect(0)
+		return true, fmt.Errorf("mqtt: subscribe commands: %w", err)
+	}
+	st := client.Publish(p.topic("status"), 1, true, p.status(true, ""))
+	if err := waitToken(ctx, st, 10*time.Second); err != nil {
+		client.Disconnect(0)
+		return true, fmt.Errorf("mqtt: publish status: %w", err)
+	}
+
+	acked := p.Acked()
+	start := uint64(1)
+	if acked+1 > uint64(p.cfg.ResendOnReconnect) {
+		start = acked + 1 - uint64(p.cfg.ResendOnReconnect)
+	}
+	if first := p.j.FirstSeq(); start < first {
+		start = first
+	}
+	// Retained state: republish the newest state record before start;
+	// later ones go out in seq order with everything else.
+	if start > 1 {
+		if rec, ok, err := p.j.LastOfKind("state", start-1); err != nil {
+			client.Disconnect(0)
+			return true, &journalError{err}
+		} else if ok {
+			t := client.Publish(p.topic("state"), byte(p.cfg.QoS), true, Encode(p.cfg.Table, rec))
+			if err := waitToken(ctx, t, 10*time.Second); err != nil {
+				client.Disconnect(0)
+				return true, fmt.Errorf("mqtt: publish state: %w", err)
+			}
+		}
+	}
+	p.log.Info("connected", "broker", p.cfg.Broker, "client_id", p.cfg.ClientID, "session_present", sessionPresent, "acked", acked, "resend_from", start)
+
+	r := p.j.Reader(start)
+	defer r.Close()
+	var q []inflight
+	var dirtySince time.Time
+	for {
+		changed := p.j.Changed()
+		for len(q) < p.cfg.MaxInflight {
+			rec, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				client.Disconnect(0)
+				return true, &journalError{fmt.Errorf("mqtt: read journal: %w", err)}
+			}
+			t := client.Publish(p.topic(rec.Kind), byte(p.cfg.QoS), rec.Kind == "state", Encode(p.cfg.Table, rec))
+			q = append(q, inflight{rec.Seq, t})
+		}
+		// Retire every completed token at the head, in order.
+		for len(q) > 0 && tokenDone(q[0].tok) {
+			if err := q[0].tok.Error(); err != nil {
+				client.Disconnect(0)
+				return true, fmt.Errorf("mqtt: publish seq %d: %w", q[0].seq, err)
+			}
+			p.advance(q[0].seq)
+			if dirtySince.IsZero() {
+				dirtySince = time.Now()
+			}
+			q = q[1:]
+		}
+		if !dirtySince.IsZero() && (len(q) == 0 || time.Since(dirtySince) > 50*time.Millisecond) {
+			p.saveCursor()
+			dirtySince = time.Time{}
+		}
+		var head <-chan struct{}
+		if len(q) > 0 {
+			head = q[0].tok.Done()
+		}
+		var more <-chan struct{}
+		if len(q) < p.cfg.MaxInflight {
+			more = changed
+		}
+		select {
+		case <-ctx.Done():
+			p.shutdown(client, q)
+			return true, ctx.Err()
+		case err := <-lost:
+			p.saveCursor()
+			return true, fmt.Errorf("mqtt: connection lost: %w", err)
+		case <-head:
+		case <-more:
+		case <-p.notify:
+		}
+	}
+}
+
+func tokenDone(t paho.Token) bool {
+	select {
+	case <-t.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+func (p *Publisher) advance(seq uint64) {
+	p.mu.Lock()
+	if seq > p.acked {
+		p.acked = seq
+	}
+	p.mu.Unlock()
+	p.j.SetDelivered(seq)
+}
+
+func (p *Publisher) setConn(up bool) {
+	p.mu.Lock()
+	p.conn = up
+	p.mu.Unlock()
+}
+
+// shutdown waits briefly for in-flight acknowledgements, saves the cursor,
+// publishes the offline status and disconnects.
+func (p *Publisher) shutdown(client paho.Client, q []inflight) {
+	deadline := time.NewTimer(2 * time.Second)
+	defer deadline.Stop()
+wait:
+	for _, f := range q {
+		select {
+		case <-f.tok.Done():
+			if f.tok.Error() != nil {
+				break wait
+			}
+			p.advance(f.seq)
+		case <-deadline.C:
+			break wait
+		}
+	}
+	p.saveCursor()
+	t := client.Publish(p.topic("status"), 1, true, p.status(false, "shutdown"))
+	t.WaitTimeout(2 * time.Second)
+	client.Disconnect(250)
+	p.log.Info("disconnected", "acked", p.Acked())
+}
+
+func waitToken(ctx context.Context, t paho.Token, limit time.Duration) error {
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case <-t.Done():
+		return t.Error()
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return errors.New("timed out")
+	}
+}
+
+func (p *Publisher) saveCursor() {
+	p.mu.Lock()
+	acked, saved := p.acked, p.saved
+	p.mu.Unlock()
+	if acked == saved {
+		return
+	}
+	data := fmt.Sprintf("%d %s\n", acked, p.j.Epoch())
+	if err := writeFileAtomic(filepath.Join(p.cfg.StateDir, cursorFile), []byte(data)); err != nil {
+		p.log.Error("save acknowledged cursor", "err", err)
+		return
+	}
+	p.mu.Lock()
+	p.saved = acked
+	p.mu.Unlock()
+}
+
+// loadCursor reads "<seq> <journal epoch>"; a cursor for another journal
+// (or none) is 0.
+func loadCursor(path, epoch string) (uint64, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("mqtt: cursor: %w", err)
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 || f[1] != epoch {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(f[0], 10, 64)
+	if err != nil {
+		return 0, nil
+	}
+	return n, nil
+}
+
+// onMessage handles an inbound command: verify, apply, journal the result.
+func (p *Publisher) onMessage(_ paho.Client, m paho.Message) {
+	name := m.Topic()[strings.LastIndexByte(m.Topic(), '/')+1:]
+	p.HandleCommand(name, m.Payload())
+}
+
+// CommandResult is the body of the "event" record journalled for every
+// command received.
+type CommandResult struct {
+	Event     string `json:"event"` // "command"
+	Command   string `json:"command"`
+	Result    string `json:"result"` // accepted or rejected
+	Reason    string `json:"reason,omitempty"`
+	Detail    string `json:"detail,omitempty"`
+	KeyID     string `json:"key_id,omitempty"`
+	Operator  string `json:"operator,omitempty"`
+	Role      string `json:"role,omitempty"`
+	Nonce     string `json:"nonce,omitempty"`
+	CommandTS string `json:"command_ts,omitempty"`
+}
+
+// HandleCommand verifies a command message that arrived on cmd/<name>,
+// passes it to the handler if valid, and journals the result as an
+// "event" record. It is what the MQTT subscription calls; it never panics.
+func (p *Publisher) HandleCommand(name string, msg []byte) CommandResult {
+	now := p.now()
+	res := CommandResult{Event: "command", Command: clip(name), Result: "accepted"}
+	c, err := p.verify.Verify(name, msg, now)
+	var rej *RejectError
+	if err != nil {
+		if !errors.As(err, &rej) {
+			rej = &RejectError{Reason: ReasonInternal, Detail: err.Error()}
+		}
+	} else {
+		res.KeyID, res.Operator, res.Role, res.Nonce, res.CommandTS = c.KeyID, c.Operator, c.Role, c.Nonce, formatTS(c.TS)
+		p.mu.Lock()
+		h, ctx := p.handler, p.runCtx
+		p.mu.Unlock()
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		if h != nil {
+			if herr := h(ctx, c); herr != nil {
+				rej = &RejectError{Reason: ReasonRefused, Detail: clip(herr.Error())}
+			}
+		}
+	}
+	if rej != nil {
+		res.Result, res.Reason, res.Detail = "rejected", rej.Reason, rej.Detail
+		if res.KeyID == "" {
+			res.KeyID, res.Operator, res.Role, res.Nonce = rej.KeyID, rej.Operator, rej.Role, rej.Nonce
+		}
+	}
+	if _, err := p.j.Append("event", now, res); err != nil {
+		p.log.Error("journal command result", "err", err, "command", res.Command, "result", res.Result)
+	}
+	p.log.Info("command", "command", res.Command, "result", res.Result, "reason", res.Reason, "key_id", res.KeyID, "operator", res.Operator)
+	p.Notify()
+	return res
+}

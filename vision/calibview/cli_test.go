@@ -1,0 +1,151 @@
+package calibview
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/dicewatch/dicewatch/calibration"
+	"github.com/dicewatch/dicewatch/calibration/caltest"
+)
+
+var updateDocs = flag.Bool("update-docs", false, "rewrite docs/calibration-overlay.png and docs/calibration-still.png")
+
+func writePNG(t *testing.T, path string, img image.Image) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := png.Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCLICalibrate runs `dicewatch calibrate` on a generated craps still
+// with ArUco markers and dice, then locates the dice boxes.
+func TestCLICalibrate(t *testing.T) {
+	truth, _, err := caltest.Calibration(calibration.TemplateCraps12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, _ := calibration.LoadTemplate(calibration.TemplateCraps12)
+	dice := []SceneDie{
+		{Center: calibration.Point{X: 2600, Y: 800}, EdgeMM: 19, Value: 5},
+		{Center: calibration.Point{X: 2700, Y: 620}, EdgeMM: 19, Value: 2},
+		{Center: calibration.Point{X: 1830, Y: 230}, EdgeMM: 19, Value: 6},  // on the bank
+		{Center: calibration.Point{X: 3000, Y: 1350}, EdgeMM: 19, Value: 3}, // in the rail
+	}
+	noise := 2.0
+	if *updateDocs {
+		noise = 0 // the docs pictures compress far better without noise
+	}
+	img, err := Render(Scene{Truth: truth, Aruco: tpl.Aruco, Dice: dice, NoiseGrey: noise, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	still := filepath.Join(dir, "still.png")
+	writePNG(t, still, img)
+	out := filepath.Join(dir, "cal.yaml")
+	overlay := filepath.Join(dir, "cal.png")
+	if *updateDocs {
+		overlay = filepath.Join("..", "..", "docs", "calibration-overlay.png")
+		writePNG(t, filepath.Join("..", "..", "docs", "calibration-still.png"), img)
+	}
+	args := []string{"-still", still, "-template", "craps12", "-method", "aruco", "-table", "craps-1", "-out", out, "-overlay", overlay, "-locate"}
+	for _, d := range dice {
+		b := Footprint(truth, d.Center, d.EdgeMM/2)
+		args = append(args, "-box", fmt.Sprintf("%d,%d,%d,%d", b.Min.X, b.Min.Y, b.Max.X, b.Max.Y))
+	}
+	var stdout, stderr bytes.Buffer
+	if code := RunCalibrate(args, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	t.Log(stdout.String())
+	c, err := calibration.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(overlay); err != nil {
+		t.Fatal(err)
+	}
+	wantZones := []string{"layout", "layout", "bank", "rail"}
+	re := regexp.MustCompile(`zone (\w+) `)
+	var got []string
+	for _, m := range re.FindAllStringSubmatch(stdout.String(), -1) {
+		got = append(got, m[1])
+	}
+	if fmt.Sprint(got) != fmt.Sprint(wantZones) {
+		t.Errorf("zones %v, want %v", got, wantZones)
+	}
+	if !strings.Contains(stdout.String(), "hash "+c.Hash()) {
+		t.Errorf("stdout does not name the hash %s", c.Hash())
+	}
+
+	// A still without markers is refused and writes no calibration.
+	empty, _ := Render(Scene{Truth: truth})
+	writePNG(t, still, empty)
+	out2 := filepath.Join(dir, "cal2.yaml")
+	stdout.Reset()
+	stderr.Reset()
+	if code := RunCalibrate([]string{"-still", still, "-out", out2}, strings.NewReader(""), &stdout, &stderr); code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if !strings.Contains(stderr.String(), "found 0 of 24 aruco markers") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+	if _, err := os.Stat(out2); !os.IsNotExist(err) {
+		t.Errorf("refused calibration was written")
+	}
+
+	// -locate with an existing calibration and JSON lines boxes on stdin.
+	stdout.Reset()
+	b := Footprint(truth, dice[0].Center, 9.5)
+	line := fmt.Sprintf(`{"box":{"Min":{"X":%d,"Y":%d},"Max":{"X":%d,"Y":%d}}}`+"\n", b.Min.X, b.Min.Y, b.Max.X, b.Max.Y)
+	if code := RunCalibrate([]string{"-calibration", out, "-locate", "-boxes", "-"}, strings.NewReader(line), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "zone layout") {
+		t.Errorf("locate: %s", stdout.String())
+	}
+}
+
+// TestMarkerSheets: the printed marker files are read back as the right
+// ids by the detector.
+func TestMarkerSheets(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := RunCalibrate([]string{"-template", "paigow", "-markers", dir}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	tpl, _ := calibration.LoadTemplate(calibration.TemplatePaiGow)
+	files, _ := filepath.Glob(filepath.Join(dir, "marker-*.png"))
+	if len(files) != len(tpl.Aruco.Markers) {
+		t.Fatalf("%d files for %d markers", len(files), len(tpl.Aruco.Markers))
+	}
+	for _, m := range tpl.Aruco.Markers {
+		img, err := grab(filepath.Join(dir, fmt.Sprintf("marker-%02d.png", m.ID)), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		found, err := DetectMarkers(img, tpl.Aruco.Dictionary)
+		img.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(found) != 1 || found[0].ID != m.ID {
+			t.Errorf("marker %d: detected %+v", m.ID, found)
+		}
+	}
+}

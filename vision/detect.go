@@ -1,0 +1,407 @@
+package vision
+
+import (
+	"fmt"
+	"image"
+	"math"
+	"sort"
+	"unsafe"
+
+	"gocv.io/x/gocv"
+)
+
+// candidate is one die found by segmentation, before its pips are read.
+// The rectangle is centred at (cx, cy), with side w along the direction
+// angle (radians) and side h across it.
+type candidate struct {
+	cx, cy    float64
+	w, h      float64
+	angle     float64
+	edge      float64
+	flatness  float64
+	sizeRatio float64
+}
+
+// box is the axis-aligned bounding box of the candidate's rectangle.
+func (c candidate) box() image.Rectangle {
+	co, si := math.Abs(math.Cos(c.angle)), math.Abs(math.Sin(c.angle))
+	hx := (c.w*co + c.h*si) / 2
+	hy := (c.w*si + c.h*co) / 2
+	return image.Rect(int(math.Floor(c.cx-hx)), int(math.Floor(c.cy-hy)),
+		int(math.Ceil(c.cx+hx)), int(math.Ceil(c.cy+hy)))
+}
+
+// bgrImage is a view of a continuous 8-bit BGR Mat's bytes.
+type bgrImage struct {
+	pix  []uint8
+	w, h int
+}
+
+// expectedAt is the expected die edge at a frame position, or 0.
+func (r *Reader) expectedAt(x, y float64) float64 {
+	if r.opts.ExpectedEdgePx != nil {
+		return r.opts.ExpectedEdgePx(x, y)
+	}
+	return r.opts.DiePx
+}
+
+// detect segments the die bodies in r.frame and returns one candidate per
+// die. off is the frame's offset in the whole image (for ExpectedEdgePx).
+func (r *Reader) detect(off image.Point) ([]candidate, error) {
+	w, h := r.frame.Cols(), r.frame.Rows()
+	s0 := r.expectedAt(float64(off.X)+float64(w)/2, float64(off.Y)+float64(h)/2)
+	minDim := w
+	if h < minDim {
+		minDim = h
+	}
+
+	// Local background: a median over a window several dice wide, taken
+	// at a low resolution and scaled back up.
+	win := float64(minDim) / 3
+	if s0 > 0 {
+		win = math.Max(48, math.Min(7*s0, float64(minDim)/2))
+	}
+	const k = 7
+	f := win / k
+	sw, sh := int(math.Max(k, math.Round(float64(w)/f))), int(math.Max(k, math.Round(float64(h)/f)))
+	gocv.Resize(r.frame, &r.small, image.Pt(sw, sh), 0, 0, gocv.InterpolationArea)
+	gocv.MedianBlur(r.small, &r.smed, k)
+	gocv.Resize(r.smed, &r.bg, image.Pt(w, h), 0, 0, gocv.InterpolationLinear)
+
+	if r.mask.Rows() != h || r.mask.Cols() != w || r.mask.Type() != gocv.MatTypeCV8U {
+		r.mask.Close()
+		r.mask = gocv.NewMatWithSize(h, w, gocv.MatTypeCV8U)
+	}
+	mpix, err := r.mask.DataPtrUint8()
+	if err != nil {
+		return nil, fmt.Errorf("vision: mask data: %w", err)
+	}
+	bpix, err := r.bg.DataPtrUint8()
+	if err != nil {
+		return nil, fmt.Errorf("vision: background data: %w", err)
+	}
+	fpix, err := r.frame.DataPtrUint8()
+	if err != nil {
+		return nil, fmt.Errorf("vision: frame data: %w", err)
+	}
+	// A die differs from the local background in colour, or is much
+	// darker or brighter than it; a shadow is only moderately darker and
+	// keeps the background's colour.
+	var hist [256]int
+	for i := range mpix {
+		pb, pg, pr := int(fpix[3*i]), int(fpix[3*i+1]), int(fpix[3*i+2])
+		bb, bg, br := int(bpix[3*i]), int(bpix[3*i+1]), int(bpix[3*i+2])
+		pm, bm := (pb+pg+pr)/3, (bb+bg+br)/3
+		c := absInt((pb-pm)-(bb-bm)) + absInt((pg-pm)-(bg-bm)) + absInt((pr-pm)-(br-bm))
+		l := 0
+		if bm > 0 {
+			// Brightness change beyond what a soft shadow does.
+			q := 256 * pm / bm
+			switch {
+			case q < 150:
+				l = (150 - q) * 2
+			case q > 280:
+				l = (q - 280) * 2
+			}
+		}
+		m := c
+		if l > m {
+			m = l
+		}
+		if m > 255 {
+			m = 255
+		}
+		mpix[i] = uint8(m)
+		hist[m]++
+	}
+	// Threshold above the background's own variation.
+	med := percentile(hist[:], len(mpix), 0.5)
+	thr := uint8(clamp(float64(med)*3+14, 20, 60))
+	for i, m := range mpix {
+		if m > thr {
+			mpix[i] = 255
+		} else {
+			mpix[i] = 0
+		}
+	}
+
+	// Close small gaps (pips, glare) and fill holes, then drop specks.
+	ck := 5
+	if s0 > 0 {
+		ck = int(math.Max(3, math.Round(s0/6))) | 1
+	}
+	if ck != r.closeKs {
+		if r.closeKs > 0 {
+			r.closeK.Close()
+		}
+		r.closeK = gocv.GetStructuringElement(gocv.MorphEllipse, image.Pt(ck, ck))
+		r.closeKs = ck
+	}
+	gocv.MorphologyEx(r.mask, &r.tmp, gocv.MorphClose, r.closeK)
+	holeMax := float64(minDim*minDim) / 100
+	if s0 > 0 {
+		holeMax = s0 * s0
+	}
+	if err := r.fillHoles(int(holeMax)); err != nil {
+		return nil, err
+	}
+	gocv.MorphologyEx(r.tmp, &r.mask, gocv.MorphOpen, r.openK)
+
+	gocv.DistanceTransform(r.mask, &r.dist, &r.dlab, gocv.DistL2, gocv.DistanceMask5, gocv.DistanceLabelCComp)
+	n := gocv.ConnectedComponentsWithStats(r.mask, &r.lab, &r.stats, &r.cent)
+	dist, err := r.dist.DataPtrFloat32()
+	if err != nil {
+		return nil, fmt.Errorf("vision: distance data: %w", err)
+	}
+	lb, err := r.lab.DataPtrUint8()
+	if err != nil || len(lb) < 4*w*h {
+		return nil, fmt.Errorf("vision: label data: %w", err)
+	}
+	// Labels are CV_32S; view the bytes as int32 (native byte order).
+	lab := unsafe.Slice((*int32)(unsafe.Pointer(&lb[0])), w*h)
+
+	minArea := 60
+	if s0 > 0 {
+		minArea = int(0.2 * s0 * s0)
+	}
+	var cands []candidate
+	var seen []int32
+	for i := 1; i < n; i++ {
+		area := int(r.stats.GetIntAt(i, 4))
+		if area < minArea {
+			continue
+		}
+		x0, y0 := int(r.stats.GetIntAt(i, 0)), int(r.stats.GetIntAt(i, 1))
+		bb := image.Rect(x0, y0, x0+int(r.stats.GetIntAt(i, 2)), y0+int(r.stats.GetIntAt(i, 3)))
+		if bb.Dx() > minDim/2 || bb.Dy() > minDim/2 {
+			continue // a wall, a rail, a hand
+		}
+		var maxD float32
+		for y := bb.Min.Y; y < bb.Max.Y; y++ {
+			for x := bb.Min.X; x < bb.Max.X; x++ {
+				if lab[y*w+x] == int32(i) && dist[y*w+x] > maxD {
+					maxD = dist[y*w+x]
+				}
+			}
+		}
+		if maxD < 4 {
+			continue
+		}
+		t := 0.5 * float64(maxD)
+		if s0 > 0 && t > 0.3*s0 {
+			t = 0.3 * s0
+		}
+		cores := findCores(lab, dist, w, bb, int32(i), float32(t), &seen)
+		debugf("comp %d area %d bb %v maxD %.1f cores %d", i, area, bb, maxD, len(cores))
+		for _, core := range cores {
+			c := rectOf(core)
+			c.w += 2 * t
+			c.h += 2 * t
+			fill := 1.0
+			if len(cores) == 1 {
+				fill = float64(area) / (c.w * c.h)
+			}
+			cands = append(cands, splitLong(c, fill)...)
+		}
+	}
+
+	// Without a known size, keep candidates near the typical size.
+	est := s0
+	if est <= 0 {
+		var edges []float64
+		for _, c := range cands {
+			if math.Min(c.w, c.h)/math.Max(c.w, c.h) > 0.75 {
+				edges = append(edges, c.edge)
+			}
+		}
+		if len(edges) == 0 {
+			return nil, nil
+		}
+		sort.Float64s(edges)
+		est = edges[len(edges)/2]
+	}
+	debugf("cands %d est %.1f", len(cands), est)
+	out := cands[:0]
+	for _, c := range cands {
+		e := est
+		if s0 > 0 {
+			e = r.expectedAt(c.cx+float64(off.X), c.cy+float64(off.Y))
+		}
+		c.sizeRatio = c.edge / e
+		if c.sizeRatio < 0.6 || c.sizeRatio > 1.6 || c.edge < 8 {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// findCores returns the pixel lists of the connected parts of component id
+// (inside bb) whose distance to the background is at least t.
+func findCores(lab []int32, dist []float32, w int, bb image.Rectangle, id int32, t float32, seen *[]int32) [][]image.Point {
+	bw, bh := bb.Dx(), bb.Dy()
+	if cap(*seen) < bw*bh {
+		*seen = make([]int32, bw*bh)
+	}
+	s := (*seen)[:bw*bh]
+	for i := range s {
+		s[i] = 0
+	}
+	var cores [][]image.Point
+	var stack []image.Point
+	in := func(x, y int) bool {
+		return x >= bb.Min.X && y >= bb.Min.Y && x < bb.Max.X && y < bb.Max.Y &&
+			lab[y*w+x] == id && dist[y*w+x] >= t && s[(y-bb.Min.Y)*bw+x-bb.Min.X] == 0
+	}
+	for y := bb.Min.Y; y < bb.Max.Y; y++ {
+		for x := bb.Min.X; x < bb.Max.X; x++ {
+			if !in(x, y) {
+				continue
+			}
+			var pts []image.Point
+			s[(y-bb.Min.Y)*bw+x-bb.Min.X] = 1
+			stack = append(stack[:0], image.Pt(x, y))
+			for len(stack) > 0 {
+				p := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				pts = append(pts, p)
+				for _, q := range [4]image.Point{{p.X + 1, p.Y}, {p.X - 1, p.Y}, {p.X, p.Y + 1}, {p.X, p.Y - 1}} {
+					if in(q.X, q.Y) {
+						s[(q.Y-bb.Min.Y)*bw+q.X-bb.Min.X] = 1
+						stack = append(stack, q)
+					}
+				}
+			}
+			if len(pts) >= 2 {
+				cores = append(cores, pts)
+			}
+		}
+	}
+	return cores
+}
+
+// rectOf is the minimum-area rectangle (to 2 degrees) around the pixel
+// centres of pts, each pixel counted as a unit square.
+func rectOf(pts []image.Point) candidate {
+	best := candidate{w: math.Inf(1), h: 1}
+	for deg := 0; deg < 90; deg += 2 {
+		a := float64(deg) * math.Pi / 180
+		co, si := math.Cos(a), math.Sin(a)
+		u0, u1, v0, v1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+		for _, p := range pts {
+			x, y := float64(p.X)+0.5, float64(p.Y)+0.5
+			u := x*co + y*si
+			v := -x*si + y*co
+			u0, u1 = math.Min(u0, u), math.Max(u1, u)
+			v0, v1 = math.Min(v0, v), math.Max(v1, v)
+		}
+		// A pixel square projects to up to |cos|+|sin| wide.
+		pad := math.Abs(co) + math.Abs(si)
+		cw, ch := u1-u0+pad, v1-v0+pad
+		if cw*ch < best.w*best.h {
+			uc, vc := (u0+u1)/2, (v0+v1)/2
+			best = candidate{cx: uc*co - vc*si, cy: uc*si + vc*co, w: cw, h: ch, angle: a}
+		}
+	}
+	return best
+}
+
+// splitLong splits a rectangle that holds several dice in a row into
+// squares and sets each one's edge and flatness.
+func splitLong(c candidate, fill float64) []candidate {
+	long, short := math.Max(c.w, c.h), math.Min(c.w, c.h)
+	n := int(math.Round(long / short))
+	if long/short < 1.6 || n < 2 {
+		c.edge = (c.w + c.h) / 2
+		c.flatness = flatness(short/long, fill)
+		return []candidate{c}
+	}
+	if n > 4 {
+		n = 4
+	}
+	ux, uy := math.Cos(c.angle), math.Sin(c.angle)
+	if c.h > c.w {
+		ux, uy = -uy, ux
+	}
+	step := long / float64(n)
+	out := make([]candidate, 0, n)
+	for k := 0; k < n; k++ {
+		o := (float64(k) + 0.5 - float64(n)/2) * step
+		d := candidate{cx: c.cx + o*ux, cy: c.cy + o*uy, angle: c.angle}
+		if c.h > c.w {
+			d.w, d.h = short, step
+		} else {
+			d.w, d.h = step, short
+		}
+		d.edge = (d.w + d.h) / 2
+		d.flatness = flatness(math.Min(d.w, d.h)/math.Max(d.w, d.h), fill)
+		out = append(out, d)
+	}
+	return out
+}
+
+// flatness scores how much a footprint looks like a flat die's square top
+// face: 1 for a full square, lower for a rectangle or a ragged outline.
+func flatness(aspect, fill float64) float64 {
+	f := fill / 0.85
+	if f > 1 {
+		f = 1
+	}
+	return aspect * f
+}
+
+func percentile(hist []int, total int, p float64) int {
+	want := int(p * float64(total))
+	acc := 0
+	for v, c := range hist {
+		acc += c
+		if acc > want {
+			return v
+		}
+	}
+	return len(hist) - 1
+}
+
+func clamp(v, lo, hi float64) float64 {
+	return math.Max(lo, math.Min(hi, v))
+}
+
+// fillHoles fills the background regions of r.tmp smaller than maxArea
+// (pips, glare on a die's face) that the closing left open.
+func (r *Reader) fillHoles(maxArea int) error {
+	gocv.BitwiseNot(r.tmp, &r.mask)
+	n := gocv.ConnectedComponentsWithStats(r.mask, &r.lab, &r.stats, &r.cent)
+	small := make([]bool, n)
+	any := false
+	for i := 1; i < n; i++ {
+		if int(r.stats.GetIntAt(i, 4)) < maxArea {
+			small[i] = true
+			any = true
+		}
+	}
+	if !any {
+		return nil
+	}
+	lb, err := r.lab.DataPtrUint8()
+	if err != nil {
+		return fmt.Errorf("vision: hole labels: %w", err)
+	}
+	lab := unsafe.Slice((*int32)(unsafe.Pointer(&lb[0])), len(lb)/4)
+	tp, err := r.tmp.DataPtrUint8()
+	if err != nil {
+		return fmt.Errorf("vision: hole mask: %w", err)
+	}
+	for i, l := range lab {
+		if small[l] {
+			tp[i] = 255
+		}
+	}
+	return nil
+}
+
+func absInt(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}

@@ -1,0 +1,595 @@
+package vision
+
+import (
+	"fmt"
+	"math"
+	"sync"
+)
+
+// faceN is the side in pixels of the rectified, upright top-face patch.
+const faceN = 32
+
+// faceMargin is the border (in patch pixels) left out of pip analysis: the
+// die's rounded edges and shading live there.
+const faceMargin = 2
+
+// faceValue is what the pip reader concluded about one face.
+type faceValue struct {
+	value int       // 1..6 when both cues agree, else 0
+	conf  float64   // 0..1
+	blobs int       // cue 1: pip blobs counted
+	tmpl  int       // cue 2: best template
+	c     candidate // the candidate, its rectangle refined to the face
+}
+
+// faceScratch holds the per-face buffers a Reader reuses.
+type faceScratch struct {
+	patch [faceN * faceN * 3]float64
+	d     [faceN * faceN]float64
+	bin   [faceN * faceN]bool
+	lab   [faceN * faceN]int16
+	stack []int
+	found []pipBlob
+	g1    [faceN * faceN]float64
+	g2    [faceN * faceN]float64
+	tmp   [faceN * faceN]float64
+	dog   [faceN * faceN]float64
+	cm    [faceN * faceN]float64
+}
+
+// pipMinContrast is the least pip-map contrast (difference of blurs, sum
+// of three channels) a pip must have.
+const pipMinContrast = 25
+
+// blur is a separable Gaussian blur of a patch with clamped borders.
+func blur(src, dst, tmp *[faceN * faceN]float64, sigma float64) {
+	rad := int(math.Ceil(2.5 * sigma))
+	var k [32]float64
+	var sum float64
+	for i := -rad; i <= rad; i++ {
+		k[i+rad] = math.Exp(-float64(i*i) / (2 * sigma * sigma))
+		sum += k[i+rad]
+	}
+	for i := 0; i <= 2*rad; i++ {
+		k[i] /= sum
+	}
+	for y := 0; y < faceN; y++ {
+		for x := 0; x < faceN; x++ {
+			var v float64
+			for i := -rad; i <= rad; i++ {
+				xx := min(max(x+i, 0), faceN-1)
+				v += k[i+rad] * src[y*faceN+xx]
+			}
+			tmp[y*faceN+x] = v
+		}
+	}
+	for y := 0; y < faceN; y++ {
+		for x := 0; x < faceN; x++ {
+			var v float64
+			for i := -rad; i <= rad; i++ {
+				yy := min(max(y+i, 0), faceN-1)
+				v += k[i+rad] * tmp[yy*faceN+x]
+			}
+			dst[y*faceN+x] = v
+		}
+	}
+}
+
+// pipLayout is one canonical pip arrangement in units of the pip offset
+// (the distance from the face centre to a corner pip along each axis).
+type pipLayout struct {
+	value int
+	pts   [][2]float64
+}
+
+// layouts lists every face with both orientations where the face is not
+// symmetric under a quarter turn (2, 3 and 6).
+var layouts = []pipLayout{
+	{1, [][2]float64{{0, 0}}},
+	{2, [][2]float64{{-1, -1}, {1, 1}}},
+	{2, [][2]float64{{-1, 1}, {1, -1}}},
+	{3, [][2]float64{{-1, -1}, {0, 0}, {1, 1}}},
+	{3, [][2]float64{{-1, 1}, {0, 0}, {1, -1}}},
+	{4, [][2]float64{{-1, -1}, {1, -1}, {-1, 1}, {1, 1}}},
+	{5, [][2]float64{{-1, -1}, {1, -1}, {0, 0}, {-1, 1}, {1, 1}}},
+	{6, [][2]float64{{-1, -1}, {-1, 0}, {-1, 1}, {1, -1}, {1, 0}, {1, 1}}},
+	{6, [][2]float64{{-1, -1}, {0, -1}, {1, -1}, {-1, 1}, {0, 1}, {1, 1}}},
+}
+
+// template is one rendered layout, zero-mean and unit-norm over the inner
+// part of the patch.
+type template struct {
+	value int
+	t     [faceN * faceN]float64
+}
+
+var (
+	templatesOnce sync.Once
+	templates     []template
+	permsOnce     sync.Once
+	perms         [7][][]int
+)
+
+func buildTemplates() {
+	for _, l := range layouts {
+		for _, a := range []float64{0.22, 0.26, 0.30} {
+			for _, rad := range []float64{0.07, 0.10, 0.13} {
+				if l.value > 3 && rad > 0.11 {
+					continue
+				}
+				var tp template
+				tp.value = l.value
+				var sum float64
+				cnt := 0
+				for y := faceMargin; y < faceN-faceMargin; y++ {
+					for x := faceMargin; x < faceN-faceMargin; x++ {
+						u := (float64(x)+0.5)/faceN - 0.5
+						v := (float64(y)+0.5)/faceN - 0.5
+						val := 0.0
+						for _, p := range l.pts {
+							du, dv := u-p[0]*a, v-p[1]*a
+							dd := math.Sqrt(du*du+dv*dv) - rad
+							// Soft disc edge, one pixel wide.
+							val = math.Max(val, clamp(0.5-dd*faceN, 0, 1))
+						}
+						tp.t[y*faceN+x] = val
+						sum += val
+						cnt++
+					}
+				}
+				mean := sum / float64(cnt)
+				var ss float64
+				for y := faceMargin; y < faceN-faceMargin; y++ {
+					for x := faceMargin; x < faceN-faceMargin; x++ {
+						tp.t[y*faceN+x] -= mean
+						ss += tp.t[y*faceN+x] * tp.t[y*faceN+x]
+					}
+				}
+				nrm := math.Sqrt(ss)
+				for i := range tp.t {
+					tp.t[i] /= nrm
+				}
+				templates = append(templates, tp)
+			}
+		}
+	}
+}
+
+func buildPerms() {
+	for k := 1; k <= 6; k++ {
+		var rec func(p []int, used int)
+		rec = func(p []int, used int) {
+			if len(p) == k {
+				perms[k] = append(perms[k], append([]int(nil), p...))
+				return
+			}
+			for i := 0; i < k; i++ {
+				if used&(1<<i) == 0 {
+					rec(append(p, i), used|1<<i)
+				}
+			}
+		}
+		rec(nil, 0)
+	}
+}
+
+// read rectifies the candidate's top face to an upright square patch and
+// reads it with two independent cues: pip blobs whose centres must fit a
+// canonical layout, and the best correlation of the continuous pip map
+// with rendered layouts. A value is given only when both agree.
+func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
+	templatesOnce.Do(buildTemplates)
+	permsOnce.Do(buildPerms)
+	s.sample(fr, c)
+	s.pipMap()
+	if rc, ok := s.refine(c); ok {
+		c = rc
+		s.sample(fr, c)
+		s.pipMap()
+	}
+
+	// Cue 1: pip blobs and their layout.
+	centres, junk := s.blobs()
+
+	// Cue 2: template correlation on the continuous map.
+	for i := range s.cm {
+		s.cm[i] = math.Max(s.dog[i], 0)
+	}
+	var mean, cnt float64
+	for y := faceMargin; y < faceN-faceMargin; y++ {
+		for x := faceMargin; x < faceN-faceMargin; x++ {
+			mean += s.cm[y*faceN+x]
+			cnt++
+		}
+	}
+	mean /= cnt
+	var ss float64
+	for y := faceMargin; y < faceN-faceMargin; y++ {
+		for x := faceMargin; x < faceN-faceMargin; x++ {
+			v := s.cm[y*faceN+x] - mean
+			ss += v * v
+		}
+	}
+	var bestPer [7]float64
+	for i := range bestPer {
+		bestPer[i] = -1
+	}
+	if ss > 0 {
+		nrm := math.Sqrt(ss)
+		sx, sy := s.massShift(mean)
+		for i := range templates {
+			tp := &templates[i]
+			var dot float64
+			for y := faceMargin; y < faceN-faceMargin; y++ {
+				yy := y + sy
+				if yy < faceMargin || yy >= faceN-faceMargin {
+					continue
+				}
+				for x := faceMargin; x < faceN-faceMargin; x++ {
+					xx := x + sx
+					if xx < faceMargin || xx >= faceN-faceMargin {
+						continue
+					}
+					dot += (s.cm[yy*faceN+xx] - mean) * tp.t[y*faceN+x]
+				}
+			}
+			if ncc := dot / nrm; ncc > bestPer[tp.value] {
+				bestPer[tp.value] = ncc
+			}
+		}
+	}
+	tv, second := 0, -1.0
+	for v := 1; v <= 6; v++ {
+		if tv == 0 || bestPer[v] > bestPer[tv] {
+			tv = v
+		}
+	}
+	for v := 1; v <= 6; v++ {
+		if v != tv && bestPer[v] > second {
+			second = bestPer[v]
+		}
+	}
+
+	debugPatch(s)
+	debugf("centres %v junk %v ncc %v", centres, junk, bestPer)
+	lv, lscore := matchLayout(centres)
+
+	out := faceValue{blobs: len(centres), tmpl: tv, c: c}
+	debugf("lv %d lscore %.2f tv %d best %.2f second %.2f junk %v", lv, lscore, tv, bestPer[tv], second, junk)
+	nccScore := math.Min(clamp((bestPer[tv]-0.25)/0.25, 0, 1), clamp((bestPer[tv]-second)/0.05, 0, 1))
+	score := math.Min(nccScore, lscore)
+	if junk {
+		score *= 0.5
+	}
+	switch {
+	case lv == 0:
+		debugStat(fmt.Sprintf("nolayout blobs=%d", len(centres)))
+		if debugKind == "nolayout" {
+			debugGridAdd(s)
+		}
+	case lv != tv:
+		debugStat("disagree")
+		if debugKind == "disagree" {
+			debugGridAdd(s)
+		}
+	case score < 0.5:
+		debugStat(fmt.Sprintf("lowscore l=%.1f n=%.1f", lscore, nccScore))
+	}
+	if lv == tv && lv > 0 {
+		out.value = lv
+		out.conf = score
+	} else {
+		out.conf = 0.4 * score
+	}
+	return out
+}
+
+// sample fills the patch with the candidate's rectangle, shrunk a little
+// so the die's edges stay out, resampled bilinearly.
+func (s *faceScratch) sample(fr bgrImage, c candidate) {
+	const shrink = 0.94
+	co, si := math.Cos(c.angle), math.Sin(c.angle)
+	for j := 0; j < faceN; j++ {
+		v := ((float64(j)+0.5)/faceN - 0.5) * c.h * shrink
+		for i := 0; i < faceN; i++ {
+			u := ((float64(i)+0.5)/faceN - 0.5) * c.w * shrink
+			x := c.cx + u*co - v*si - 0.5
+			y := c.cy + u*si + v*co - 0.5
+			x0, y0 := int(math.Floor(x)), int(math.Floor(y))
+			fx, fy := x-float64(x0), y-float64(y0)
+			o := (j*faceN + i) * 3
+			for ch := 0; ch < 3; ch++ {
+				p00 := fr.at(x0, y0, ch)
+				p10 := fr.at(x0+1, y0, ch)
+				p01 := fr.at(x0, y0+1, ch)
+				p11 := fr.at(x0+1, y0+1, ch)
+				s.patch[o+ch] = (p00*(1-fx)+p10*fx)*(1-fy) + (p01*(1-fx)+p11*fx)*fy
+			}
+		}
+	}
+}
+
+func (b bgrImage) at(x, y, ch int) float64 {
+	if x < 0 {
+		x = 0
+	}
+	if y < 0 {
+		y = 0
+	}
+	if x >= b.w {
+		x = b.w - 1
+	}
+	if y >= b.h {
+		y = b.h - 1
+	}
+	return float64(b.pix[(y*b.w+x)*3+ch])
+}
+
+// pipMap sets d to each pixel's colour distance from the face's body
+// colour (the per-channel median over the patch's inner part).
+func (s *faceScratch) pipMap() {
+	var med [3]float64
+	var hist [256]int
+	for ch := 0; ch < 3; ch++ {
+		for i := range hist {
+			hist[i] = 0
+		}
+		n := 0
+		for y := faceMargin; y < faceN-faceMargin; y++ {
+			for x := faceMargin; x < faceN-faceMargin; x++ {
+				hist[int(s.patch[(y*faceN+x)*3+ch])]++
+				n++
+			}
+		}
+		med[ch] = float64(percentile(hist[:], n, 0.5))
+	}
+	for i := 0; i < faceN*faceN; i++ {
+		s.d[i] = math.Abs(s.patch[3*i]-med[0]) + math.Abs(s.patch[3*i+1]-med[1]) + math.Abs(s.patch[3*i+2]-med[2])
+	}
+}
+
+// blobs thresholds the pip map (Otsu, with a floor) and returns the
+// centres, in units of the patch side from its centre, of the blobs that
+// have a pip's size and shape. junk reports a large non-pip blob.
+func (s *faceScratch) blobs() (centres [][2]float64, junk bool) {
+	// Pips are compact blobs of about a known size: a difference of
+	// blurs keeps them and flattens thin glare arcs, edges and the slow
+	// variation of marbled bodies.
+	blur(&s.d, &s.g1, &s.tmp, 1.2)
+	blur(&s.d, &s.g2, &s.tmp, 4.5)
+	peak := 0.0
+	for y := faceMargin; y < faceN-faceMargin; y++ {
+		for x := faceMargin; x < faceN-faceMargin; x++ {
+			i := y*faceN + x
+			s.dog[i] = s.g1[i] - s.g2[i]
+			peak = math.Max(peak, s.dog[i])
+		}
+	}
+	thr := math.Max(0.4*peak, pipMinContrast)
+	for i := range s.bin {
+		s.bin[i] = false
+		s.lab[i] = 0
+	}
+	for y := faceMargin; y < faceN-faceMargin; y++ {
+		for x := faceMargin; x < faceN-faceMargin; x++ {
+			s.bin[y*faceN+x] = s.dog[y*faceN+x] > thr
+		}
+	}
+	var next int16
+	s.found = s.found[:0]
+	for start := range s.bin {
+		if !s.bin[start] || s.lab[start] != 0 {
+			continue
+		}
+		next++
+		s.lab[start] = next
+		s.stack = append(s.stack[:0], start)
+		area := 0
+		var sx, sy float64
+		x0, y0, x1, y1 := faceN, faceN, -1, -1
+		for len(s.stack) > 0 {
+			p := s.stack[len(s.stack)-1]
+			s.stack = s.stack[:len(s.stack)-1]
+			px, py := p%faceN, p/faceN
+			area++
+			sx += float64(px) + 0.5
+			sy += float64(py) + 0.5
+			x0, y0 = min(x0, px), min(y0, py)
+			x1, y1 = max(x1, px), max(y1, py)
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					qx, qy := px+dx, py+dy
+					if qx < 0 || qy < 0 || qx >= faceN || qy >= faceN {
+						continue
+					}
+					q := qy*faceN + qx
+					if s.bin[q] && s.lab[q] == 0 {
+						s.lab[q] = next
+						s.stack = append(s.stack, q)
+					}
+				}
+			}
+		}
+		bw, bh := x1-x0+1, y1-y0+1
+		const nn = faceN * faceN
+		switch {
+		case area < nn*5/1000:
+			// speck
+		case x0 <= faceMargin || y0 <= faceMargin || x1 >= faceN-1-faceMargin || y1 >= faceN-1-faceMargin:
+			// touches the edge: shading, a side face, a shadow
+		case area > nn/6 || bw > faceN/2 || bh > faceN/2 ||
+			float64(area)/float64(bw*bh) < 0.4 || bw > 2*bh+1 || bh > 2*bw+1:
+			junk = true
+		default:
+			s.found = append(s.found, pipBlob{sx/float64(area)/faceN - 0.5, sy/float64(area)/faceN - 0.5, area})
+		}
+	}
+	// Pips on one face have about the same size: drop specks (glare,
+	// grain) much smaller than the largest pip.
+	big := 0
+	for _, b := range s.found {
+		big = max(big, b.area)
+	}
+	for _, b := range s.found {
+		if 3*b.area >= big {
+			centres = append(centres, [2]float64{b.x, b.y})
+		}
+	}
+	return centres, junk
+}
+
+// pipBlob is one pip-sized blob: its centre (patch units from the centre)
+// and area (pixels).
+type pipBlob struct {
+	x, y float64
+	area int
+}
+
+// matchLayout returns the face whose canonical layout the pip centres fit
+// best, and a 0..1 score of the fit (0 when none fits).
+func matchLayout(c [][2]float64) (int, float64) {
+	k := len(c)
+	if k < 1 || k > 6 {
+		return 0, 0
+	}
+	if k == 1 {
+		d := math.Hypot(c[0][0], c[0][1])
+		return 1, clamp(1-(d-0.1)/0.12, 0, 1)
+	}
+	var tx, ty float64
+	for _, p := range c {
+		tx += p[0] / float64(k)
+		ty += p[1] / float64(k)
+	}
+	if math.Hypot(tx, ty) > 0.25 {
+		return 0, 0
+	}
+	bestV, bestS := 0, 0.0
+	for _, l := range layouts {
+		if len(l.pts) != k {
+			continue
+		}
+		for _, p := range perms[k] {
+			// Least-squares similarity (shift, rotation, scale) for this
+			// assignment; the layouts are centred, so the shift is the
+			// pips' mean. The rectified patch is only roughly upright
+			// and square, so a small rotation is allowed.
+			var sa, sb, den float64
+			for i, j := range p {
+				cx, cy := c[i][0]-tx, c[i][1]-ty
+				px, py := l.pts[j][0], l.pts[j][1]
+				sa += cx*px + cy*py
+				sb += cy*px - cx*py
+				den += px*px + py*py
+			}
+			a, b := sa/den, sb/den
+			scale := math.Hypot(a, b)
+			if scale < 0.14 || scale > 0.42 || math.Abs(math.Atan2(b, a)) > 0.45 {
+				continue
+			}
+			var res float64
+			for i, j := range p {
+				px, py := l.pts[j][0], l.pts[j][1]
+				dx, dy := c[i][0]-tx-(a*px-b*py), c[i][1]-ty-(b*px+a*py)
+				res += dx*dx + dy*dy
+			}
+			rms := math.Sqrt(res/float64(k)) / scale
+			sc := clamp(1-(rms-0.15)/0.25, 0, 1)
+			if sc > bestS {
+				bestV, bestS = l.value, sc
+			}
+		}
+	}
+	return bestV, bestS
+}
+
+// otsu returns the threshold that best splits a histogram in two.
+func otsu(hist []int, total int) int {
+	var sum float64
+	for i, c := range hist {
+		sum += float64(i * c)
+	}
+	var sumB, wB float64
+	best, bestT := -1.0, 0
+	for t, c := range hist {
+		wB += float64(c)
+		if wB == 0 {
+			continue
+		}
+		wF := float64(total) - wB
+		if wF == 0 {
+			break
+		}
+		sumB += float64(t * c)
+		mB, mF := sumB/wB, (sum-sumB)/wF
+		if v := wB * wF * (mB - mF) * (mB - mF); v > best {
+			best, bestT = v, t
+		}
+	}
+	return bestT
+}
+
+// massShift is the integer shift, at most 3 pixels, from the patch centre
+// to the centre of mass of the pip map above its mean: where the pips are
+// when the die's box also holds some shadow or side.
+func (s *faceScratch) massShift(mean float64) (int, int) {
+	var sw, sx, sy float64
+	for y := faceMargin; y < faceN-faceMargin; y++ {
+		for x := faceMargin; x < faceN-faceMargin; x++ {
+			v := s.cm[y*faceN+x] - 2*mean
+			if v <= 0 {
+				continue
+			}
+			sw += v
+			sx += v * (float64(x) + 0.5 - faceN/2)
+			sy += v * (float64(y) + 0.5 - faceN/2)
+		}
+	}
+	if sw == 0 {
+		return 0, 0
+	}
+	return int(clamp(math.Round(sx/sw), -3, 3)), int(clamp(math.Round(sy/sw), -3, 3))
+}
+
+// refine shrinks the candidate's rectangle to the rows and columns of the
+// patch that are mostly die body (near the face's median colour) or pip,
+// dropping shadow and background caught by the segmentation.
+func (s *faceScratch) refine(c candidate) (candidate, bool) {
+	const bodyMax = 60.0
+	var colF, rowF [faceN]float64
+	for y := 0; y < faceN; y++ {
+		for x := 0; x < faceN; x++ {
+			if s.d[y*faceN+x] < bodyMax {
+				colF[x]++
+				rowF[y]++
+			}
+		}
+	}
+	ext := func(f *[faceN]float64) (int, int) {
+		lo, hi := 0, faceN-1
+		for lo < faceN/3 && f[lo] < 0.4*faceN {
+			lo++
+		}
+		for hi > faceN*2/3 && f[hi] < 0.4*faceN {
+			hi--
+		}
+		return lo, hi
+	}
+	x0, x1 := ext(&colF)
+	y0, y1 := ext(&rowF)
+	if (x0 == 0 && y0 == 0 && x1 == faceN-1 && y1 == faceN-1) || x1-x0 < faceN*6/10 || y1-y0 < faceN*6/10 {
+		return c, false
+	}
+	const shrink = 0.94
+	pu, pv := c.w*shrink/faceN, c.h*shrink/faceN
+	du := (float64(x0+x1+1)/2 - faceN/2) * pu
+	dv := (float64(y0+y1+1)/2 - faceN/2) * pv
+	co, si := math.Cos(c.angle), math.Sin(c.angle)
+	c.cx += du*co - dv*si
+	c.cy += du*si + dv*co
+	// The patch covers shrink of the rectangle; keep the same ratio.
+	c.w = float64(x1-x0+1) * pu / shrink
+	c.h = float64(y1-y0+1) * pv / shrink
+	c.edge = (c.w + c.h) / 2
+	return c, true
+}

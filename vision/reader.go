@@ -1,0 +1,191 @@
+package vision
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"os"
+	"sort"
+
+	"gocv.io/x/gocv"
+)
+
+// ReaderOptions configures a Reader. The zero value reads an uncalibrated
+// image, estimating the die size from the image itself.
+type ReaderOptions struct {
+	// DiePx is a fixed expected die edge in pixels (0: not fixed).
+	DiePx float64
+	// ExpectedEdgePx gives the expected die edge in pixels at an image
+	// position, usually calibration.(*Calibration).DiePx. It wins over
+	// DiePx. Nil: use DiePx, or estimate from the image.
+	ExpectedEdgePx func(x, y float64) float64
+	// MinConfidence is the confidence below which a die is reported
+	// unreadable (Value 0). Zero means DefaultMinConfidence.
+	MinConfidence float64
+	// MinFlatness is the flatness score below which a die is reported as
+	// not flat. Zero means DefaultMinFlatness.
+	MinFlatness float64
+}
+
+// Defaults for ReaderOptions.
+const (
+	DefaultMinConfidence = 0.5
+	DefaultMinFlatness   = 0.8
+)
+
+// ErrNotImage is returned by ReadFile for a file that is not an image.
+var ErrNotImage = errors.New("vision: not an image")
+
+// ErrEmptyImage is returned when Read is given an empty or non-BGR image.
+var ErrEmptyImage = errors.New("vision: empty or non-BGR image")
+
+// Reader finds dice in frames and reads their top faces. It keeps its
+// working Mats between frames; it is not safe for concurrent use. Close
+// releases them.
+type Reader struct {
+	opts ReaderOptions
+
+	frame gocv.Mat // continuous BGR copy of the frame or region
+	small gocv.Mat
+	smed  gocv.Mat
+	bg    gocv.Mat
+	diff  gocv.Mat
+	mask  gocv.Mat
+	tmp   gocv.Mat
+	dist  gocv.Mat
+	dlab  gocv.Mat
+	lab   gocv.Mat
+	stats gocv.Mat
+	cent  gocv.Mat
+
+	closeK  gocv.Mat
+	closeKs int
+	openK   gocv.Mat
+
+	face faceScratch
+}
+
+// NewReader returns a Reader with the given options.
+func NewReader(opts ReaderOptions) *Reader {
+	if opts.MinConfidence == 0 {
+		opts.MinConfidence = DefaultMinConfidence
+	}
+	if opts.MinFlatness == 0 {
+		opts.MinFlatness = DefaultMinFlatness
+	}
+	return &Reader{
+		opts:  opts,
+		frame: gocv.NewMat(),
+		small: gocv.NewMat(),
+		smed:  gocv.NewMat(),
+		bg:    gocv.NewMat(),
+		diff:  gocv.NewMat(),
+		mask:  gocv.NewMat(),
+		tmp:   gocv.NewMat(),
+		dist:  gocv.NewMat(),
+		dlab:  gocv.NewMat(),
+		lab:   gocv.NewMat(),
+		stats: gocv.NewMat(),
+		cent:  gocv.NewMat(),
+		openK: gocv.GetStructuringElement(gocv.MorphEllipse, image.Pt(3, 3)),
+	}
+}
+
+// Close releases every Mat the Reader keeps. The Reader must not be used
+// afterwards.
+func (r *Reader) Close() error {
+	for _, m := range []*gocv.Mat{&r.frame, &r.small, &r.smed, &r.bg, &r.diff, &r.mask,
+		&r.tmp, &r.dist, &r.dlab, &r.lab, &r.stats, &r.cent, &r.openK} {
+		if err := m.Close(); err != nil {
+			return fmt.Errorf("vision: close reader: %w", err)
+		}
+	}
+	if r.closeKs > 0 {
+		r.closeKs = 0
+		if err := r.closeK.Close(); err != nil {
+			return fmt.Errorf("vision: close reader: %w", err)
+		}
+	}
+	return nil
+}
+
+// ReadFile decodes an image file (JPEG, PNG, ...) and reads it.
+func (r *Reader) ReadFile(path string) ([]Detection, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("vision: read image: %w", err)
+	}
+	img, err := gocv.IMDecode(b, gocv.IMReadColor)
+	if err != nil {
+		return nil, fmt.Errorf("vision: decode %s: %w", path, err)
+	}
+	defer img.Close()
+	if img.Empty() {
+		return nil, fmt.Errorf("vision: decode %s: %w", path, ErrNotImage)
+	}
+	return r.Read(img)
+}
+
+// Read finds and reads every die in a BGR frame.
+func (r *Reader) Read(img gocv.Mat) ([]Detection, error) {
+	if img.Empty() {
+		return nil, ErrEmptyImage
+	}
+	return r.ReadRegion(img, image.Rect(0, 0, img.Cols(), img.Rows()))
+}
+
+// ReadRegion finds and reads the dice inside roi of a BGR frame (used on
+// at-rest frames around the dice that moved). Boxes and centres are in
+// whole-frame pixels.
+func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, error) {
+	if img.Empty() || img.Type() != gocv.MatTypeCV8UC3 {
+		return nil, ErrEmptyImage
+	}
+	roi = roi.Intersect(image.Rect(0, 0, img.Cols(), img.Rows()))
+	if roi.Dx() < 8 || roi.Dy() < 8 {
+		return nil, fmt.Errorf("vision: read region %v: too small", roi)
+	}
+	sub := img.Region(roi)
+	sub.CopyTo(&r.frame)
+	if err := sub.Close(); err != nil {
+		return nil, fmt.Errorf("vision: read region: %w", err)
+	}
+	cands, err := r.detect(roi.Min)
+	if err != nil {
+		return nil, err
+	}
+	pix, err := r.frame.DataPtrUint8()
+	if err != nil {
+		return nil, fmt.Errorf("vision: read frame data: %w", err)
+	}
+	fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+	out := make([]Detection, 0, len(cands))
+	for _, c := range cands {
+		d := Detection{
+			CX:        c.cx + float64(roi.Min.X),
+			CY:        c.cy + float64(roi.Min.Y),
+			EdgePx:    c.edge,
+			Flatness:  c.flatness,
+			SizeRatio: c.sizeRatio,
+		}
+		d.Flat = d.Flatness >= r.opts.MinFlatness
+		fv := r.face.read(fr, c)
+		c = fv.c
+		d.CX, d.CY = c.cx+float64(roi.Min.X), c.cy+float64(roi.Min.Y)
+		d.EdgePx = c.edge
+		d.Box = c.box().Add(roi.Min).Intersect(roi)
+		debugf("face at %.0f,%.0f edge %.1f: %+v", c.cx, c.cy, c.edge, fv)
+		d.Confidence = fv.conf
+		if fv.value > 0 && fv.conf >= r.opts.MinConfidence {
+			d.Value = fv.value
+		}
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Box.Min.Y != out[j].Box.Min.Y {
+			return out[i].Box.Min.Y < out[j].Box.Min.Y
+		}
+		return out[i].Box.Min.X < out[j].Box.Min.X
+	})
+	return out, nil
+}

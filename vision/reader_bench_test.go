@@ -1,0 +1,75 @@
+package vision
+
+import (
+	"image"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+)
+
+// reportMedian adds the median per-iteration time in ms to a benchmark.
+func reportMedian(b *testing.B, d []time.Duration) {
+	if len(d) == 0 {
+		return
+	}
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	b.ReportMetric(float64(d[len(d)/2].Microseconds())/1000, "ms-median")
+}
+
+// BenchmarkReadPhoto640 is `dicewatch read` on a 640x640 photo: decode and
+// read, as in the command's ms field.
+// Run: go test -run '^$' -bench ReadPhoto640 -cpu 1 ./vision/
+func BenchmarkReadPhoto640(b *testing.B) {
+	path := filepath.Join(photoRoot, "byler_d6", "images", "IMG_20191208_111228.jpg")
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	if _, err := r.ReadFile(path); err != nil {
+		b.Fatal(err)
+	}
+	times := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if _, err := r.ReadFile(path); err != nil {
+			b.Fatal(err)
+		}
+		times = append(times, time.Since(t0))
+	}
+	reportMedian(b, times)
+}
+
+// BenchmarkReadAtRest720 is a calibrated read of a 1280x720 at-rest frame
+// with two casino dice, whole frame and around the dice only.
+// Run: go test -run '^$' -bench ReadAtRest720 -cpu 1 ./vision/
+func BenchmarkReadAtRest720(b *testing.B) {
+	dice := []synthDie{{cx: 600, cy: 380, edge: 30, angle: 0.3, value: 5}, {cx: 680, cy: 350, edge: 30, angle: 1.1, value: 2}}
+	img := drawTable(1280, 720, dice, 1)
+	defer img.Close()
+	opts := ReaderOptions{ExpectedEdgePx: func(x, y float64) float64 { return 30 }}
+	for _, bc := range []struct {
+		name string
+		roi  image.Rectangle
+	}{
+		{"frame", image.Rect(0, 0, 1280, 720)},
+		{"region", image.Rect(480, 250, 800, 480)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			r := NewReader(opts)
+			defer r.Close()
+			times := make([]time.Duration, 0, b.N)
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				got, err := r.ReadRegion(img, bc.roi)
+				if err != nil {
+					b.Fatal(err)
+				}
+				times = append(times, time.Since(t0))
+				if len(got) != 2 {
+					b.Fatalf("found %d dice, want 2", len(got))
+				}
+			}
+			reportMedian(b, times)
+		})
+	}
+}

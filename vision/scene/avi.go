@@ -1,0 +1,161 @@
+package scene
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// aviWriter writes Motion-JPEG frames into an AVI 1.0 (RIFF) file: the
+// same container OpenCV's MJPG VideoWriter produces, with an idx1 index, so
+// gocv.VideoCaptureFile and ffmpeg read it. It exists because encoding
+// with libjpeg through gocv.IMEncode, on several goroutines, is several
+// times faster than VideoWriter.Write on one.
+type aviWriter struct {
+	f      *os.File
+	w      *bufio.Writer
+	width  int
+	height int
+	fps    float64
+	frames int
+	off    int64 // bytes written so far
+	moviAt int64 // file offset of the 'movi' fourcc
+	index  []aviIndex
+	maxLen int
+}
+
+type aviIndex struct{ off, size uint32 }
+
+// aviMaxBytes keeps the file inside the 32-bit RIFF sizes of AVI 1.0.
+const aviMaxBytes = 1<<32 - 1<<24
+
+var errAVIFull = errors.New("scene: avi: file would exceed the 4 GiB AVI 1.0 limit; render fewer throws per session or a smaller camera")
+
+func newAVIWriter(path string, width, height int, fps float64) (*aviWriter, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("scene: avi: %w", err)
+	}
+	a := &aviWriter{f: f, w: bufio.NewWriterSize(f, 1<<20), width: width, height: height, fps: fps}
+	if err := a.header(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *aviWriter) put(v ...any) error {
+	for _, x := range v {
+		switch x := x.(type) {
+		case string:
+			if _, err := a.w.WriteString(x); err != nil {
+				return err
+			}
+			a.off += int64(len(x))
+		case []byte:
+			if _, err := a.w.Write(x); err != nil {
+				return err
+			}
+			a.off += int64(len(x))
+		default:
+			if err := binary.Write(a.w, binary.LittleEndian, x); err != nil {
+				return err
+			}
+			a.off += int64(binary.Size(x))
+		}
+	}
+	return nil
+}
+
+// Offsets of the fields patched on Close.
+const (
+	aviRIFFSize   = 4
+	aviTotalFrame = 48
+	aviStrhLength = 140
+	aviMoviSize   = 216
+)
+
+func (a *aviWriter) header() error {
+	usPerFrame := uint32(1e6/a.fps + 0.5)
+	rate, scale := uint32(a.fps*1000+0.5), uint32(1000)
+	w, h := uint32(a.width), uint32(a.height)
+	err := a.put("RIFF", uint32(0), "AVI ",
+		"LIST", uint32(192), "hdrl",
+		"avih", uint32(56), usPerFrame, uint32(0), uint32(0), uint32(0x10), uint32(0), uint32(0), uint32(1), uint32(0), w, h,
+		[4]uint32{},
+		"LIST", uint32(116), "strl",
+		"strh", uint32(56), "vids", "MJPG", uint32(0), uint16(0), uint16(0), uint32(0), scale, rate, uint32(0), uint32(0),
+		uint32(0), uint32(0xffffffff), uint32(0), [4]uint16{0, 0, uint16(w), uint16(h)},
+		"strf", uint32(40), uint32(40), int32(w), int32(h), uint16(1), uint16(24), "MJPG", w*h*3, int32(0), int32(0), uint32(0), uint32(0),
+		"LIST", uint32(0), "movi")
+	if err != nil {
+		return fmt.Errorf("scene: avi: %w", err)
+	}
+	if a.off != aviMoviSize+8 {
+		return fmt.Errorf("scene: avi: header is %d bytes, want %d", a.off, aviMoviSize+8)
+	}
+	a.moviAt = a.off - 4
+	return nil
+}
+
+// WriteFrame appends one JPEG image as the next frame.
+func (a *aviWriter) WriteFrame(jpeg []byte) error {
+	n := len(jpeg)
+	if a.off+int64(n)+16+int64(len(a.index)+1)*16+8 > aviMaxBytes {
+		return errAVIFull
+	}
+	a.index = append(a.index, aviIndex{off: uint32(a.off - a.moviAt), size: uint32(n)})
+	if err := a.put("00dc", uint32(n), jpeg); err != nil {
+		return fmt.Errorf("scene: avi: %w", err)
+	}
+	if n%2 == 1 {
+		if err := a.put([]byte{0}); err != nil {
+			return fmt.Errorf("scene: avi: %w", err)
+		}
+	}
+	if n > a.maxLen {
+		a.maxLen = n
+	}
+	a.frames++
+	return nil
+}
+
+// Close writes the index, patches the sizes and closes the file.
+func (a *aviWriter) Close() error {
+	moviEnd := a.off
+	err := a.put("idx1", uint32(16*len(a.index)))
+	for _, e := range a.index {
+		if err == nil {
+			err = a.put("00dc", uint32(0x10), e.off, e.size)
+		}
+	}
+	if err == nil {
+		err = a.w.Flush()
+	}
+	patch := func(at int64, v uint32) {
+		if err != nil {
+			return
+		}
+		var b [4]byte
+		binary.LittleEndian.PutUint32(b[:], v)
+		_, err = a.f.WriteAt(b[:], at)
+	}
+	patch(aviRIFFSize, uint32(a.off-8))
+	patch(aviTotalFrame, uint32(a.frames))
+	patch(aviTotalFrame+12, uint32(a.maxLen+8)) // suggested buffer size
+	patch(aviStrhLength, uint32(a.frames))
+	patch(aviStrhLength+4, uint32(a.maxLen+8))
+	patch(aviMoviSize, uint32(moviEnd-aviMoviSize-4))
+	if cerr := a.f.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("scene: avi: %w", err)
+	}
+	return nil
+}
+
+var _ io.Closer = (*aviWriter)(nil)

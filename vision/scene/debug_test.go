@@ -1,0 +1,48 @@
+package scene
+
+import (
+	"image"
+	"os"
+	"testing"
+
+	"gocv.io/x/gocv"
+)
+
+func TestDebugDump(t *testing.T) {
+	dir := os.Getenv("SCENE_DUMP")
+	if dir == "" {
+		t.Skip("set SCENE_DUMP=dir")
+	}
+	s, err := NewSession(Config{Seed: 7, Throws: 7, Kinds: Kinds()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	m := gocv.NewMat()
+	defer m.Close()
+	for _, tt := range s.Truth() {
+		for _, k := range []int{tt.StartFrame + 5, tt.AtRestFrame + 3} {
+			if _, err := s.Render(k, &m); err != nil {
+				t.Fatal(err)
+			}
+			gocv.IMWrite(dir+"/"+string(tt.Kind)+"_"+itoa(k)+".png", m)
+			for _, d := range tt.Dice {
+				if d.Exited {
+					continue
+				}
+				b := image.Rect(d.Box[0]-30, d.Box[1]-30, d.Box[2]+30, d.Box[3]+30).Intersect(image.Rect(0, 0, m.Cols(), m.Rows()))
+				roi := m.Region(b)
+				big := gocv.NewMat()
+				gocv.Resize(roi, &big, image.Point{}, 6, 6, gocv.InterpolationNearestNeighbor)
+				gocv.IMWrite(dir+"/crop_"+string(tt.Kind)+"_"+itoa(k)+"_"+itoa(d.Die)+".png", big)
+				big.Close()
+				roi.Close()
+			}
+		}
+		t.Logf("%+v", tt)
+	}
+}
+
+func itoa(i int) string {
+	return string(rune('0'+i/1000%10)) + string(rune('0'+i/100%10)) + string(rune('0'+i/10%10)) + string(rune('0'+i%10))
+}
