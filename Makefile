@@ -6,7 +6,7 @@ VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 FUZZTIME ?= 60s
 
-.PHONY: all setup build demo test test-nocgo bench accuracy fuzz soak vet fmt-check clean install
+.PHONY: all setup build demo test bench accuracy fuzz soak vet fmt-check systemd-check clean install
 
 all: build
 
@@ -45,11 +45,17 @@ accuracy: setup
 fuzz: setup
 	@bash scripts/fuzz.sh $(FUZZTIME)
 
+# systemd-analyze verify + security score of the unit (fails above 2.5).
+systemd-check:
+	@bash scripts/systemd-check.sh
+
 install: build
 	install -D -m 0755 $(BIN) /usr/local/bin/dicewatch
 	install -D -m 0644 systemd/dicewatch.service /etc/systemd/system/dicewatch.service
 	install -d -m 0755 /etc/dicewatch
-	[ -f /etc/dicewatch/dicewatch.yaml ] || install -m 0644 examples/craps-table.yaml /etc/dicewatch/dicewatch.yaml
+	[ -f /etc/dicewatch/dicewatch.yaml ] || install -m 0640 examples/craps-table.yaml /etc/dicewatch/dicewatch.yaml
+	bash scripts/install-system.sh
+	chgrp dicewatch /etc/dicewatch/dicewatch.yaml
 
 clean:
 	rm -rf bin build

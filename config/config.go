@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -44,6 +45,8 @@ type Config struct {
 	MQTT mqtt.Config `yaml:"mqtt"`
 	// Sensors are the table's GPIO inputs and lamps (see sensors.Config).
 	Sensors sensors.Config `yaml:"sensors"`
+	// HTTP is the local operations endpoint (/metrics, /healthz, /snapshot.jpg).
+	HTTP HTTP `yaml:"http"`
 	// Log sets logging.
 	Log Log `yaml:"log"`
 
@@ -81,6 +84,12 @@ type Throw struct {
 // Journal is the durable log's settings.
 type Journal struct {
 	Dir string `yaml:"dir"`
+}
+
+// HTTP is the operations endpoint.
+type HTTP struct {
+	// Listen is host:port; loopback by default. "off" disables it.
+	Listen string `yaml:"listen"`
 }
 
 // Log sets logging.
@@ -213,6 +222,9 @@ func (c *Config) defaults() {
 		c.MQTT.StateDir = filepath.Join(filepath.Dir(c.Journal.Dir), "mqtt")
 	}
 	c.MQTT.SetDefaults()
+	if c.HTTP.Listen == "" {
+		c.HTTP.Listen = "127.0.0.1:9108"
+	}
 	if c.Log.Level == "" {
 		c.Log.Level = "info"
 	}
@@ -289,6 +301,11 @@ func (c *Config) validate() []problem {
 			}
 		} else {
 			add("sensors", "%v", err)
+		}
+	}
+	if c.HTTP.Listen != "off" {
+		if _, port, err := net.SplitHostPort(c.HTTP.Listen); err != nil || port == "" {
+			add("http.listen", "%q must be host:port (127.0.0.1:9108) or off", c.HTTP.Listen)
 		}
 	}
 	switch c.Log.Level {

@@ -1,6 +1,7 @@
 package vision
 
 import (
+	"errors"
 	"fmt"
 	"image"
 	"math"
@@ -9,6 +10,9 @@ import (
 
 	"gocv.io/x/gocv"
 )
+
+// errBadMat reports a working Mat without the expected data.
+var errBadMat = errors.New("vision: working mat has unexpected layout")
 
 // candidate is one die found by segmentation, before its pips are read.
 // The rectangle is centred at (cx, cy), with side w along the direction
@@ -48,12 +52,28 @@ func (r *Reader) expectedAt(x, y float64) float64 {
 // detect segments the die bodies in r.frame and returns one candidate per
 // die. off is the frame's offset in the whole image (for ExpectedEdgePx).
 func (r *Reader) detect(off image.Point) ([]candidate, error) {
-	w, h := r.frame.Cols(), r.frame.Rows()
-	s0 := r.expectedAt(float64(off.X)+float64(w)/2, float64(off.Y)+float64(h)/2)
-	minDim := w
-	if h < minDim {
-		minDim = h
+	// Segment at a resolution where a die is about detectPx across (or a
+	// large uncalibrated frame at 640 px); pips are read at full size.
+	const detectPx = 18
+	fw, fh := r.frame.Cols(), r.frame.Rows()
+	sFull := r.expectedAt(float64(off.X)+float64(fw)/2, float64(off.Y)+float64(fh)/2)
+	sc := 1.0
+	switch {
+	case sFull > detectPx:
+		sc = detectPx / sFull
+	case sFull <= 0 && min(fw, fh) > 800:
+		sc = 640 / float64(min(fw, fh))
 	}
+	src := &r.frame
+	if sc < 1 {
+		gocv.Resize(r.frame, &r.det, image.Pt(int(math.Round(float64(fw)*sc)), int(math.Round(float64(fh)*sc))), 0, 0, gocv.InterpolationArea)
+		src = &r.det
+	} else {
+		sc = 1
+	}
+	w, h := src.Cols(), src.Rows()
+	s0 := sFull * sc
+	minDim := min(w, h)
 
 	// Local background: a median over a window several dice wide, taken
 	// at a low resolution and scaled back up.
@@ -64,7 +84,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	const k = 7
 	f := win / k
 	sw, sh := int(math.Max(k, math.Round(float64(w)/f))), int(math.Max(k, math.Round(float64(h)/f)))
-	gocv.Resize(r.frame, &r.small, image.Pt(sw, sh), 0, 0, gocv.InterpolationArea)
+	gocv.Resize(*src, &r.small, image.Pt(sw, sh), 0, 0, gocv.InterpolationArea)
 	gocv.MedianBlur(r.small, &r.smed, k)
 	gocv.Resize(r.smed, &r.bg, image.Pt(w, h), 0, 0, gocv.InterpolationLinear)
 
@@ -80,7 +100,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vision: background data: %w", err)
 	}
-	fpix, err := r.frame.DataPtrUint8()
+	fpix, err := src.DataPtrUint8()
 	if err != nil {
 		return nil, fmt.Errorf("vision: frame data: %w", err)
 	}
@@ -147,19 +167,23 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	}
 	gocv.MorphologyEx(r.tmp, &r.mask, gocv.MorphOpen, r.openK)
 
-	gocv.DistanceTransform(r.mask, &r.dist, &r.dlab, gocv.DistL2, gocv.DistanceMask5, gocv.DistanceLabelCComp)
 	n := gocv.ConnectedComponentsWithStats(r.mask, &r.lab, &r.stats, &r.cent)
-	dist, err := r.dist.DataPtrFloat32()
-	if err != nil {
-		return nil, fmt.Errorf("vision: distance data: %w", err)
+	if cap(r.distBuf) < w*h {
+		r.distBuf = make([]float32, w*h)
 	}
+	dist := r.distBuf[:w*h]
 	lb, err := r.lab.DataPtrUint8()
 	if err != nil || len(lb) < 4*w*h {
-		return nil, fmt.Errorf("vision: label data: %w", err)
+		return nil, fmt.Errorf("vision: label data: %w", errBadMat)
 	}
 	// Labels are CV_32S; view the bytes as int32 (native byte order).
 	lab := unsafe.Slice((*int32)(unsafe.Pointer(&lb[0])), w*h)
 
+	sb, err := r.stats.DataPtrUint8()
+	if err != nil || len(sb) < 4*5*n {
+		return nil, fmt.Errorf("vision: component stats: %w", errBadMat)
+	}
+	stats := unsafe.Slice((*int32)(unsafe.Pointer(&sb[0])), 5*n)
 	minArea := 60
 	if s0 > 0 {
 		minArea = int(0.2 * s0 * s0)
@@ -167,15 +191,16 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	var cands []candidate
 	var seen []int32
 	for i := 1; i < n; i++ {
-		area := int(r.stats.GetIntAt(i, 4))
+		area := int(stats[5*i+4])
 		if area < minArea {
 			continue
 		}
-		x0, y0 := int(r.stats.GetIntAt(i, 0)), int(r.stats.GetIntAt(i, 1))
-		bb := image.Rect(x0, y0, x0+int(r.stats.GetIntAt(i, 2)), y0+int(r.stats.GetIntAt(i, 3)))
+		x0, y0 := int(stats[5*i]), int(stats[5*i+1])
+		bb := image.Rect(x0, y0, x0+int(stats[5*i+2]), y0+int(stats[5*i+3]))
 		if bb.Dx() > minDim/2 || bb.Dy() > minDim/2 {
 			continue // a wall, a rail, a hand
 		}
+		chamfer(lab, dist, w, bb, int32(i))
 		var maxD float32
 		for y := bb.Min.Y; y < bb.Max.Y; y++ {
 			for x := bb.Min.X; x < bb.Max.X; x++ {
@@ -205,8 +230,17 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		}
 	}
 
+	for i := range cands {
+		c := &cands[i]
+		c.cx = (c.cx+0.5)/sc - 0.5
+		c.cy = (c.cy+0.5)/sc - 0.5
+		c.w /= sc
+		c.h /= sc
+		c.edge /= sc
+	}
+
 	// Without a known size, keep candidates near the typical size.
-	est := s0
+	est := sFull
 	if est <= 0 {
 		var edges []float64
 		for _, c := range cands {
@@ -224,7 +258,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	out := cands[:0]
 	for _, c := range cands {
 		e := est
-		if s0 > 0 {
+		if sFull > 0 {
 			e = r.expectedAt(c.cx+float64(off.X), c.cy+float64(off.Y))
 		}
 		c.sizeRatio = c.edge / e
@@ -272,9 +306,24 @@ func findCores(lab []int32, dist []float32, w int, bb image.Rectangle, id int32,
 					}
 				}
 			}
-			if len(pts) >= 2 {
-				cores = append(cores, pts)
+			if len(pts) < 2 {
+				continue
 			}
+			// Only the outline matters for the enclosing rectangle.
+			edge := pts[:0]
+			for _, p := range pts {
+				inner := true
+				for _, q := range [4]image.Point{{p.X + 1, p.Y}, {p.X - 1, p.Y}, {p.X, p.Y + 1}, {p.X, p.Y - 1}} {
+					if !q.In(bb) || s[(q.Y-bb.Min.Y)*bw+q.X-bb.Min.X] == 0 {
+						inner = false
+						break
+					}
+				}
+				if !inner {
+					edge = append(edge, p)
+				}
+			}
+			cores = append(cores, edge)
 		}
 	}
 	return cores
@@ -404,4 +453,43 @@ func absInt(v int) int {
 		return -v
 	}
 	return v
+}
+
+// chamfer sets dist, inside bb, to each pixel of component id's distance
+// to the nearest pixel outside it (a 3-4 chamfer approximation of the
+// Euclidean distance, in pixels).
+func chamfer(lab []int32, dist []float32, w int, bb image.Rectangle, id int32) {
+	const big = 1 << 20
+	at := func(x, y int) float32 {
+		if x < bb.Min.X || y < bb.Min.Y || x >= bb.Max.X || y >= bb.Max.Y {
+			return 0
+		}
+		return dist[y*w+x]
+	}
+	for y := bb.Min.Y; y < bb.Max.Y; y++ {
+		for x := bb.Min.X; x < bb.Max.X; x++ {
+			if lab[y*w+x] != id {
+				dist[y*w+x] = 0
+				continue
+			}
+			d := float32(big)
+			d = min(d, at(x-1, y)+3, at(x, y-1)+3, at(x-1, y-1)+4, at(x+1, y-1)+4)
+			dist[y*w+x] = d
+		}
+	}
+	for y := bb.Max.Y - 1; y >= bb.Min.Y; y-- {
+		for x := bb.Max.X - 1; x >= bb.Min.X; x-- {
+			if lab[y*w+x] != id {
+				continue
+			}
+			d := dist[y*w+x]
+			d = min(d, at(x+1, y)+3, at(x, y+1)+3, at(x+1, y+1)+4, at(x-1, y+1)+4)
+			dist[y*w+x] = d
+		}
+	}
+	for y := bb.Min.Y; y < bb.Max.Y; y++ {
+		for x := bb.Min.X; x < bb.Max.X; x++ {
+			dist[y*w+x] /= 3
+		}
+	}
 }

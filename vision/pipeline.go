@@ -41,7 +41,10 @@ type PipelineConfig struct {
 	Snapshots bool
 	// Backoff bounds the reconnect delay after a camera fault (default 2 s).
 	Backoff time.Duration
-	Log     *slog.Logger
+	// Heartbeat, when set, is called on every pass of the loop (frames and
+	// reconnect attempts alike), to feed a watchdog: only a hung call stops it.
+	Heartbeat func()
+	Log       *slog.Logger
 }
 
 // Event is what the pipeline hands to the daemon: an observation per frame,
@@ -120,7 +123,12 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 	faulted, mismatch := false, false
 	corrupt := 0
 	delay := 100 * time.Millisecond
+	beat := cfg.Heartbeat
+	if beat == nil {
+		beat = func() {}
+	}
 	for ctx.Err() == nil {
+		beat()
 		if src == nil {
 			s, err := source.Open(cfg.Source, cfg.SourceOptions)
 			if err != nil {

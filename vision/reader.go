@@ -46,14 +46,13 @@ type Reader struct {
 	opts ReaderOptions
 
 	frame gocv.Mat // continuous BGR copy of the frame or region
+	det   gocv.Mat // frame scaled for segmentation
 	small gocv.Mat
 	smed  gocv.Mat
 	bg    gocv.Mat
 	diff  gocv.Mat
 	mask  gocv.Mat
 	tmp   gocv.Mat
-	dist  gocv.Mat
-	dlab  gocv.Mat
 	lab   gocv.Mat
 	stats gocv.Mat
 	cent  gocv.Mat
@@ -62,7 +61,9 @@ type Reader struct {
 	closeKs int
 	openK   gocv.Mat
 
-	face faceScratch
+	face    faceScratch
+	distBuf []float32
+	seen    []int32
 }
 
 // NewReader returns a Reader with the given options.
@@ -76,14 +77,13 @@ func NewReader(opts ReaderOptions) *Reader {
 	return &Reader{
 		opts:  opts,
 		frame: gocv.NewMat(),
+		det:   gocv.NewMat(),
 		small: gocv.NewMat(),
 		smed:  gocv.NewMat(),
 		bg:    gocv.NewMat(),
 		diff:  gocv.NewMat(),
 		mask:  gocv.NewMat(),
 		tmp:   gocv.NewMat(),
-		dist:  gocv.NewMat(),
-		dlab:  gocv.NewMat(),
 		lab:   gocv.NewMat(),
 		stats: gocv.NewMat(),
 		cent:  gocv.NewMat(),
@@ -94,8 +94,8 @@ func NewReader(opts ReaderOptions) *Reader {
 // Close releases every Mat the Reader keeps. The Reader must not be used
 // afterwards.
 func (r *Reader) Close() error {
-	for _, m := range []*gocv.Mat{&r.frame, &r.small, &r.smed, &r.bg, &r.diff, &r.mask,
-		&r.tmp, &r.dist, &r.dlab, &r.lab, &r.stats, &r.cent, &r.openK} {
+	for _, m := range []*gocv.Mat{&r.frame, &r.det, &r.small, &r.smed, &r.bg, &r.diff, &r.mask,
+		&r.tmp, &r.lab, &r.stats, &r.cent, &r.openK} {
 		if err := m.Close(); err != nil {
 			return fmt.Errorf("vision: close reader: %w", err)
 		}

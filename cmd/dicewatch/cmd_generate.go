@@ -23,7 +23,7 @@ func cmdGenerate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fps := fs.Float64("fps", 30, "frames per second")
 	pxmm := fs.Float64("px-per-mm", 0, "camera scale (0: 0.85 at 1920x1080, else the same framing)")
 	kinds := fs.String("kinds", "", "comma-separated throw kinds, used in order and repeated ("+fmt.Sprint(scene.Kinds())+"); empty: a seeded mix")
-	noise := fs.Float64("noise", 0, "camera noise sigma in grey levels (0: default 3; negative: none)")
+	noise := fs.Float64("noise", 0, "camera noise sigma in grey levels (0: default 2; negative: none)")
 	flicker := fs.Float64("flicker", 0, "lighting flicker amplitude (0: default 0.015; negative: none)")
 	drop := fs.Float64("drop-rate", 0, "chance a frame is lost (0: default 1/400; negative: none)")
 	if err := fs.Parse(args); err != nil {

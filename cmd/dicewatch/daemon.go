@@ -17,6 +17,8 @@ import (
 	"github.com/dicewatch/dicewatch/config"
 	"github.com/dicewatch/dicewatch/journal"
 	"github.com/dicewatch/dicewatch/mqtt"
+	"github.com/dicewatch/dicewatch/ops"
+	"github.com/dicewatch/dicewatch/ops/sdnotify"
 	"github.com/dicewatch/dicewatch/rules"
 	"github.com/dicewatch/dicewatch/sensors"
 	"github.com/dicewatch/dicewatch/tracker"
@@ -101,6 +103,25 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		rec = sensors.NewTraceWriter(fh)
 	}
 
+	// Operations: metrics, health, the latest annotated frame, systemd.
+	m := ops.NewMetrics(version)
+	m.SetCalibrationHash(cal.Hash())
+	health := ops.NewHealth(time.Now)
+	health.Export(m.ComponentHealthy)
+	health.OK(ops.ComponentCalibration)
+	health.OK(ops.ComponentJournal)
+	health.Fault(ops.ComponentCamera, "no frame yet")
+	snap := &ops.Snapshot{}
+	notifier, err := sdnotify.FromEnv()
+	if err != nil {
+		log.Warn("systemd notify socket unusable", "err", err)
+	}
+	wdPeriod, _, err := sdnotify.WatchdogInterval(os.Getenv, os.Getpid())
+	if err != nil {
+		log.Warn("systemd watchdog settings unusable", "err", err)
+	}
+	wd := sdnotify.NewWatchdog(notifier, wdPeriod)
+
 	profile := cfg.Profile.WithDefaults()
 	tbl := &table{
 		tr: tracker.New(tracker.Config{
@@ -111,6 +132,14 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		profile: profile, j: j, notify: pub.Notify, log: log.With("component", "table"),
 		calHash: cal.Hash(), cfgHash: cfg.Hash(), now: func() time.Time { return time.Now().UTC() },
 		craps: rules.NewCrapsState(),
+		onDecide: func(_ rules.Throw, d rules.Decision) {
+			reasons := make([]string, len(d.Reasons))
+			for i, r := range d.Reasons {
+				reasons[i] = string(r)
+			}
+			m.ObserveDecision(string(d.Verdict), reasons...)
+		},
+		metrics: m, health: health, snap: snap,
 	}
 	if err := tbl.restoreState(j); err != nil {
 		log.Warn("game state not restored from the journal; starting a new come-out", "err", err)
@@ -128,6 +157,28 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 	go func() { pubDone <- pub.Run(pubCtx) }()
 
 	g, gctx := errgroup.WithContext(ctx)
+	if cfg.HTTP.Listen != "off" {
+		srv := ops.NewServer(ops.ServerConfig{Addr: cfg.HTTP.Listen, Registry: m.Registry, Health: health,
+			Snapshot: snap, Logger: log.With("component", "http")})
+		g.Go(func() error {
+			if err := srv.Run(gctx); err != nil {
+				// The endpoint is for technicians; the table keeps running without it.
+				log.Error("http endpoint stopped", "err", err)
+			}
+			return nil
+		})
+	}
+	if wd.Enabled() {
+		wt := time.NewTicker(wd.Period())
+		defer wt.Stop()
+		g.Go(func() error {
+			wd.Run(gctx, wt.C, func(err error) { log.Warn("watchdog ping", "err", err) })
+			return nil
+		})
+	}
+	g.Go(func() error {
+		return readiness(gctx, cfg.Table, pub, j, m, health, notifier, tbl, log)
+	})
 	visionDone := make(chan struct{})
 	g.Go(func() error {
 		defer close(visionDone)
@@ -135,6 +186,7 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 			Source: cfg.Camera.Source, Calibration: cal,
 			SettleMS: int64(cfg.Vision.SettleMS), DiePx: cfg.Vision.DiePx,
 			ExitAtEOF: f.exitAtEOF, Log: log.With("component", "vision"),
+			Snapshots: true, Heartbeat: wd.Pet,
 		}, func(ev vision.Event) {
 			select {
 			case visionEvents <- ev:
@@ -155,6 +207,9 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		// them before stopping it.
 		waitDelivered(ctx, pub, j, 30*time.Second, log)
 	}
+	if notifier != nil {
+		_ = notifier.Stopping()
+	}
 	stopPub()
 	if perr := <-pubDone; perr != nil && !errors.Is(perr, context.Canceled) {
 		log.Warn("publisher stopped", "err", perr)
@@ -163,6 +218,43 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 }
 
 var errEOF = errors.New("end of recording")
+
+// readiness tells systemd the daemon is ready once the camera has given a
+// frame and the broker is connected, and keeps the broker and backlog
+// metrics current.
+func readiness(ctx context.Context, tableID string, pub *mqtt.Publisher, j *journal.Journal, m *ops.Metrics,
+	health *ops.Health, n *sdnotify.Notifier, tbl *table, log *slog.Logger) error {
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	ready := false
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		connected := pub.Connected()
+		if connected {
+			m.BrokerConnected.Set(1)
+			health.OK(ops.ComponentBroker)
+		} else {
+			m.BrokerConnected.Set(0)
+			health.Fault(ops.ComponentBroker, "not connected")
+		}
+		if backlog := j.LastSeq() - pub.Acked(); pub.Acked() <= j.LastSeq() {
+			m.JournalBacklog.Set(float64(backlog))
+		}
+		if !ready && connected && tbl.cameraUp.Load() {
+			ready = true
+			log.Info("ready: camera, calibration and broker are up")
+			if n != nil {
+				if err := n.ReadyStatus("reading table " + tableID); err != nil {
+					log.Warn("systemd ready", "err", err)
+				}
+			}
+		}
+	}
+}
 
 func waitDelivered(ctx context.Context, pub *mqtt.Publisher, j *journal.Journal, limit time.Duration, log *slog.Logger) {
 	deadline := time.Now().Add(limit)

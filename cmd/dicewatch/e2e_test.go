@@ -74,6 +74,8 @@ journal:
   dir: %s
 mqtt:
   broker: %s
+http:
+  listen: 127.0.0.1:0
 %s`, filepath.Join(dir, scene.FileVideo), filepath.Join(dir, scene.FileCalibration),
 		filepath.Join(dir, "journal"), broker.URL(), e2eSensors)
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {

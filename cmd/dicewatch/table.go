@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/dicewatch/dicewatch/journal"
+	"github.com/dicewatch/dicewatch/ops"
 	"github.com/dicewatch/dicewatch/rules"
 	"github.com/dicewatch/dicewatch/sensors"
 	"github.com/dicewatch/dicewatch/tracker"
@@ -50,6 +52,10 @@ type table struct {
 	onDecide func(rules.Throw, rules.Decision) // optional observer (lamps, metrics)
 	decided  int
 	craps    rules.CrapsState
+	metrics  *ops.Metrics
+	health   *ops.Health
+	snap     *ops.Snapshot
+	cameraUp atomic.Bool
 }
 
 // stateBody is the retained game state published after every decision.
@@ -96,11 +102,21 @@ func (t *table) vision(ev vision.Event, replay *sensors.Replay, sensorEvent func
 		}
 		if ev.Fault.Err != nil {
 			t.tr.Fault(what, true)
+			if t.metrics != nil {
+				t.metrics.CameraLost()
+				t.health.Fault(what, ev.Fault.Err.Error())
+			}
+			t.cameraUp.Store(false)
 			t.log.Error("fault", "what", what, "err", ev.Fault.Err)
 			return t.event(map[string]any{"type": "fault", "what": what, "state": "raised", "detail": ev.Fault.Err.Error()})
 		}
 		t.tr.Fault("camera", false)
 		t.tr.Fault("calibration", false)
+		if t.metrics != nil {
+			t.metrics.CameraRecovered()
+			t.health.OK(ops.ComponentCamera)
+			t.health.OK(ops.ComponentCalibration)
+		}
 		t.log.Info("fault cleared", "what", what)
 		return t.event(map[string]any{"type": "fault", "what": what, "state": "cleared"})
 	}
@@ -115,6 +131,23 @@ func (t *table) vision(ev vision.Event, replay *sensors.Replay, sensorEvent func
 		}
 	}
 	o := ev.Obs
+	if !t.cameraUp.Load() {
+		t.cameraUp.Store(true)
+		if t.health != nil {
+			t.health.OK(ops.ComponentCamera)
+		}
+	}
+	if t.metrics != nil {
+		t.metrics.FrameRead(time.Now())
+		t.metrics.ObserveStage(ops.StageCapture, ev.Timing.Capture)
+		t.metrics.ObserveStage(ops.StageMotion, ev.Timing.Motion)
+		if o.AtRest {
+			t.metrics.ObserveStage(ops.StageRead, ev.Timing.Read)
+		}
+	}
+	if len(ev.Snapshot) > 0 && t.snap != nil {
+		t.snap.Set(ev.Snapshot, time.Now())
+	}
 	if o.AtRest || o.Clear || len(o.Exits) > 0 || len(o.Appeared) > 0 {
 		t.log.Debug("frame", "t_ms", o.AtMS, "motion", o.Motion, "present", o.Present, "appeared", len(o.Appeared),
 			"exits", len(o.Exits), "at_rest", o.AtRest, "dice", len(o.Dice), "clear", o.Clear)

@@ -80,6 +80,12 @@ func TestCLICalibrate(t *testing.T) {
 	if _, err := os.Stat(overlay); err != nil {
 		t.Fatal(err)
 	}
+	if c.Background != "cal-empty.png" {
+		t.Errorf("background %q", c.Background)
+	}
+	if _, err := os.Stat(filepath.Join(dir, c.Background)); err != nil {
+		t.Error(err)
+	}
 	wantZones := []string{"layout", "layout", "bank", "rail"}
 	re := regexp.MustCompile(`zone (\w+) `)
 	var got []string

@@ -122,6 +122,9 @@ func (s *Session) Render(k int, dst *gocv.Mat) (FrameTruth, error) {
 		}
 	}
 	if dst.Ptr() == nil || dst.Empty() {
+		if dst.Ptr() != nil {
+			dst.Close()
+		}
 		*dst = gocv.NewMatWithSize(s.cam.Height, s.cam.Width, gocv.MatTypeCV8UC3)
 	}
 	if len(s.noise) > 0 {

@@ -23,7 +23,7 @@ type Config struct {
 	// seeded mix, about half valid.
 	Kinds  []Kind
 	Camera Camera
-	// Noise is the camera noise sigma in grey levels (default 3; below 0 none).
+	// Noise is the camera noise sigma in grey levels (default 2; below 0 none).
 	Noise float64
 	// Flicker is the mains flicker amplitude as a fraction of brightness
 	// (default 0.015; below 0 none).
@@ -32,7 +32,7 @@ type Config struct {
 	DropRate float64
 	// Style of the dice (default Casino()).
 	Style *Style
-	// JPEGQuality of the video's frames (default 85).
+	// JPEGQuality of the video's frames (default 80).
 	JPEGQuality int
 }
 
@@ -80,7 +80,7 @@ func NewSession(cfg Config) (*Session, error) {
 		return nil, err
 	}
 	if cfg.Noise == 0 {
-		cfg.Noise = 3
+		cfg.Noise = 2
 	}
 	if cfg.Flicker == 0 {
 		cfg.Flicker = 0.015
@@ -89,7 +89,7 @@ func NewSession(cfg Config) (*Session, error) {
 		cfg.DropRate = 1.0 / 400
 	}
 	if cfg.JPEGQuality == 0 {
-		cfg.JPEGQuality = 85
+		cfg.JPEGQuality = 80
 	}
 	if cfg.JPEGQuality < 10 || cfg.JPEGQuality > 100 {
 		return nil, fmt.Errorf("scene: jpeg quality %d: must be 10..100", cfg.JPEGQuality)

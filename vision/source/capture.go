@@ -226,15 +226,17 @@ func (s *CaptureSource) Read(dst *gocv.Mat) (Frame, error) {
 // moves forward, else the frame index at the stream's rate, else the
 // injected clock since Open.
 func (s *CaptureSource) timestamp() int64 {
+	// Whole milliseconds, rounded down (frame k of a 30 fps file is at
+	// floor(k*1000/30) ms, the convention of the scene generator's truth).
 	pos := s.vc.Get(gocv.VideoCapturePosMsec)
-	if !math.IsNaN(pos) && pos > 0 && (s.idx == 0 || int64(math.Round(pos)) > s.lastTS) {
-		return int64(math.Round(pos))
+	if !math.IsNaN(pos) && pos > 0 && (s.idx == 0 || int64(math.Floor(pos+1e-6)) > s.lastTS) {
+		return int64(math.Floor(pos + 1e-6))
 	}
 	if s.idx == 0 && pos == 0 {
 		return 0
 	}
 	if s.fps > 0 && s.kind == "file" {
-		return int64(math.Round(float64(s.idx) * 1000 / s.fps))
+		return int64(math.Floor(float64(s.idx)*1000/s.fps + 1e-6))
 	}
 	ts := s.opts.Now().Sub(s.opened).Milliseconds()
 	if ts <= s.lastTS {
