@@ -1,12 +1,20 @@
 package config
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
 	"flag"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden .err files from the current output")
@@ -53,10 +61,58 @@ func TestMisspelledKeyIsNamed(t *testing.T) {
 	}
 }
 
+// withEtcFiles copies a config whose files live in /etc/dicewatch/ into a
+// temporary folder holding real stand-ins for them (a CA, a client
+// certificate and key, a password file), so an example can be checked
+// completely on a machine that is not the table's.
+func withEtcFiles(t *testing.T, path string) string {
+	t.Helper()
+	dir := t.TempDir()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
+		BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	files := map[string][]byte{
+		"ca.pem": cert, "client.pem": cert,
+		"client-key.pem": pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}),
+		"mqtt-password":  []byte("dicewatch:secret\n"),
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, filepath.Base(path))
+	if err := os.WriteFile(out, []byte(strings.ReplaceAll(string(b), "/etc/dicewatch/", dir+"/")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 func TestValidConfigs(t *testing.T) {
 	files, _ := filepath.Glob("testdata/valid-*.yaml")
 	ex, _ := filepath.Glob("../examples/*.yaml")
 	for _, f := range append(files, ex...) {
+		f := f
+		if strings.HasSuffix(f, "craps-table.yaml") {
+			f = withEtcFiles(t, f)
+		}
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			c, err := Load(f)
 			if err != nil {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	paho "github.com/eclipse/paho.mqtt.golang"
+
 	"github.com/dicewatch/dicewatch/journal"
 	"github.com/dicewatch/dicewatch/mqtt/mqtttest"
 	"github.com/dicewatch/dicewatch/schema"
@@ -248,5 +250,49 @@ func validateAll(t *testing.T, msgs []mqtttest.Message) {
 	t.Helper()
 	for _, m := range msgs {
 		validatePayload(t, m.Topic, m.Payload)
+	}
+}
+
+// TestTLSWithClientCertificate: a TLS-only broker that requires a client
+// certificate; the daemon connects with tls.ca/cert/key, and a client
+// that does not trust the broker's CA, or has no certificate, fails.
+func TestTLSWithClientCertificate(t *testing.T) {
+	pki := mqtttest.WriteTestPKI(t)
+	b := mqtttest.StartBroker(t, mqtttest.WithoutPersistence(), mqtttest.WithTLS(mqtttest.TLSFiles{
+		CAFile: pki.CAFile, CertFile: pki.ServerCert, KeyFile: pki.ServerKey, RequireClientCert: true}))
+	if !strings.HasPrefix(b.URL(), "ssl://") {
+		t.Fatalf("url %s", b.URL())
+	}
+	sub := mqtttest.Subscribe(t, b.URL(), mqtttest.SubscriberOptions{Configure: func(o *paho.ClientOptions) {
+		o.SetTLSConfig(pki.ClientTLS(t))
+	}}, "dicewatch/t1/#")
+	cfg := testConfig(b.URL(), t.TempDir())
+	cfg.TLS = TLS{CA: pki.CAFile, Cert: pki.ClientCert, Key: pki.ClientKey}
+	r := startRig(t, cfg, t.TempDir(), nil)
+	r.appendRolls(3)
+	msgs := sub.Wait(10*time.Second, func(m []mqtttest.Message) bool { return mqtttest.CheckSequence(m, 1, 3) == "" })
+	validateAll(t, msgs)
+
+	for name, c := range map[string]TLS{
+		"no client certificate": {CA: pki.CAFile},
+		"CA not trusted":        {},
+	} {
+		bad := testConfig(b.URL(), t.TempDir())
+		bad.TLS = c
+		bad.ClientID = "dicewatch-bad"
+		j, err := journal.Open(t.TempDir(), journal.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := NewPublisher(bad, j, Birth{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		connected, err := p.session(context.Background())
+		if connected || err == nil {
+			t.Errorf("%s: connected %v err %v", name, connected, err)
+		}
+		p.nonces.Close()
+		j.Close()
 	}
 }
