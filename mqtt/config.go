@@ -155,7 +155,9 @@ func (c Config) Problems() []FieldError {
 	if c.Broker == "" {
 		add("broker", "is required")
 	} else if u, err := url.Parse(c.Broker); err != nil || u.Host == "" || u.Port() == "" {
-		add("broker", "%q must be scheme://host:port", c.Broker)
+		add("broker", "must be scheme://host:port")
+	} else if u.User != nil {
+		add("broker", "must not hold credentials: put them in mqtt.password_file")
 	} else {
 		switch u.Scheme {
 		case "tcp", "mqtt":

@@ -100,3 +100,18 @@ func marshalNoEscape(v any) ([]byte, error) {
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
+
+// Snapshot is the journal body of a "snapshot" record: the JPEG of the
+// frame that decided a roll, referenced by the decision's record id.
+type Snapshot struct {
+	DecisionID  string `json:"decision_id"`
+	ContentType string `json:"content_type"` // "image/jpeg"
+	JPEG        []byte `json:"jpeg"`         // base64 in JSON
+	Width       int    `json:"width,omitempty"`
+	Height      int    `json:"height,omitempty"`
+}
+
+// NewSnapshot builds a snapshot body for a decision record.
+func NewSnapshot(decision journal.Record, jpeg []byte, width, height int) Snapshot {
+	return Snapshot{DecisionID: decision.ID, ContentType: "image/jpeg", JPEG: jpeg, Width: width, Height: height}
+}

@@ -183,7 +183,7 @@ func (p *Publisher) clientOptions(lost chan<- error) (*paho.ClientOptions, error
 		SetKeepAlive(p.cfg.keepAlive()).SetPingTimeout(p.cfg.keepAlive() / 2).
 		SetConnectTimeout(10 * time.Second).SetWriteTimeout(10 * time.Second).
 		SetOrderMatters(true).SetStore(paho.NewMemoryStore()).
-		SetResumeSubs(false).SetMaxResumePubInFlight(0)
+		SetResumeSubs(false)
 	// The will is offline, retained: the broker publishes it if the
 	// connection is lost. A clean Disconnect does not send it, so Run
 	// publishes offline itself on shutdown.

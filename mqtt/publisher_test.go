@@ -93,8 +93,24 @@ func TestPublishInOrderWithStatusAndShutdown(t *testing.T) {
 	if _, err := r.j.Append("state", testNow, map[string]any{"phase": "point", "point": 6}); err != nil {
 		t.Fatal(err)
 	}
+	dec, _, _ := r.j.LastOfKind("roll", 0)
+	if _, err := r.j.Append("snapshot", testNow, NewSnapshot(dec, []byte{0xff, 0xd8, 0xff, 0xe0, 1, 2, 3}, 640, 480)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.j.Append("noroll", testNow, map[string]any{"verdict": "no_roll", "reasons": []string{"staff_call"}}); err != nil {
+		t.Fatal(err)
+	}
 	r.p.Notify()
-	msgs := sub.Wait(20*time.Second, func(m []mqtttest.Message) bool { return mqtttest.CheckSequence(m, 1, 21) == "" })
+	msgs := sub.Wait(20*time.Second, func(m []mqtttest.Message) bool { return mqtttest.CheckSequence(m, 1, 23) == "" })
+	topics := map[string]bool{}
+	for _, m := range msgs {
+		topics[m.Topic[len("dicewatch/t1/"):]] = true
+	}
+	for _, want := range []string{"status", "roll", "noroll", "state", "snapshot"} {
+		if !topics[want] {
+			t.Errorf("nothing on %s", want)
+		}
+	}
 	validateAll(t, msgs)
 	var online bool
 	for _, m := range msgs {
@@ -120,8 +136,8 @@ func TestPublishInOrderWithStatusAndShutdown(t *testing.T) {
 	}
 	validateAll(t, msgs)
 	// The cursor was persisted: everything acknowledged.
-	if r.p.Acked() != 21 {
-		t.Errorf("acked %d, want 21", r.p.Acked())
+	if r.p.Acked() != 23 {
+		t.Errorf("acked %d, want 23", r.p.Acked())
 	}
 }
 

@@ -66,7 +66,11 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	}
 	src := &r.frame
 	if sc < 1 {
-		gocv.Resize(r.frame, &r.det, image.Pt(int(math.Round(float64(fw)*sc)), int(math.Round(float64(fh)*sc))), 0, 0, gocv.InterpolationArea)
+		interp := gocv.InterpolationLinear
+		if sc < 0.5 {
+			interp = gocv.InterpolationArea
+		}
+		gocv.Resize(r.frame, &r.det, image.Pt(int(math.Round(float64(fw)*sc)), int(math.Round(float64(fh)*sc))), 0, 0, interp)
 		src = &r.det
 	} else {
 		sc = 1
@@ -492,4 +496,28 @@ func chamfer(lab []int32, dist []float32, w int, bb image.Rectangle, id int32) {
 			dist[y*w+x] /= 3
 		}
 	}
+}
+
+// topFace trims an oblong footprint to the square top face. Seen from
+// above but off-centre, a die shows its top face and the sides that face
+// the optical centre (ocx, ocy); the top face, nearer the camera, is the
+// end of the footprint away from the centre.
+func topFace(c candidate, ocx, ocy float64) candidate {
+	long, short := math.Max(c.w, c.h), math.Min(c.w, c.h)
+	if short/long > 0.88 || short/long < 0.55 {
+		return c
+	}
+	ux, uy := math.Cos(c.angle), math.Sin(c.angle)
+	if c.h > c.w {
+		ux, uy = -uy, ux
+	}
+	if (c.cx-ocx)*ux+(c.cy-ocy)*uy < 0 {
+		ux, uy = -ux, -uy
+	}
+	shift := (long - short) / 2
+	c.cx += shift * ux
+	c.cy += shift * uy
+	c.w, c.h = short, short
+	c.edge = short
+	return c
 }

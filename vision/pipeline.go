@@ -120,7 +120,7 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 			src.Close()
 		}
 	}()
-	faulted, mismatch := false, false
+	faulted, mismatch, started := false, false, false
 	corrupt := 0
 	delay := 100 * time.Millisecond
 	beat := cfg.Heartbeat
@@ -174,6 +174,12 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 		}
 		corrupt = 0
 		if f.Width != cal.Camera.Width || f.Height != cal.Camera.Height {
+			if !started {
+				// The first frame already disagrees: refuse to start rather
+				// than decide throws through the wrong map.
+				return fmt.Errorf("vision: %w: the camera gives %dx%d, the calibration is for %dx%d",
+					ErrCalibrationMismatch, f.Width, f.Height, cal.Camera.Width, cal.Camera.Height)
+			}
 			if !mismatch {
 				mismatch = true
 				emit(Event{Fault: &CameraFault{Err: fmt.Errorf("vision: %w: frame %dx%d, calibration %dx%d",
@@ -186,6 +192,7 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 			delay = 100 * time.Millisecond
 			emit(Event{Fault: &CameraFault{Recovered: true}})
 		}
+		started = true
 		r := mt.Update(frame, f.AtMS)
 		t2 := time.Now()
 		obs := observe(r, cal)

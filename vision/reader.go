@@ -160,7 +160,10 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 	}
 	fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
 	out := make([]Detection, 0, len(cands))
+	// Optical centre, in region pixels, assumed at the frame centre.
+	ocx, ocy := float64(img.Cols())/2-float64(roi.Min.X), float64(img.Rows())/2-float64(roi.Min.Y)
 	for _, c := range cands {
+		c = topFace(c, ocx, ocy)
 		d := Detection{
 			CX:        c.cx + float64(roi.Min.X),
 			CY:        c.cy + float64(roi.Min.Y),

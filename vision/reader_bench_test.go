@@ -89,7 +89,7 @@ func BenchmarkReadAtRest720(b *testing.B) {
 				}
 			}
 			reportMedian(b, times)
-	reportCPU(b, cpu0)
+			reportCPU(b, cpu0)
 		})
 	}
 }

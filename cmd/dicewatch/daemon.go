@@ -64,11 +64,17 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		return err
 	}
 	defer j.Close()
-	pub, err := mqtt.NewPublisher(cfg.MQTT, j, mqtt.Birth{
-		Version: version, ConfigHash: cfg.Hash(), CalibrationHash: cal.Hash(),
-	}, log.With("component", "mqtt"))
-	if err != nil {
-		return err
+	var pub publisher
+	if f.noBroker {
+		pub = &journalOnly{j: j}
+	} else {
+		p, err := mqtt.NewPublisher(cfg.MQTT, j, mqtt.Birth{
+			Version: version, ConfigHash: cfg.Hash(), CalibrationHash: cal.Hash(),
+		}, log.With("component", "mqtt"))
+		if err != nil {
+			return err
+		}
+		pub = p
 	}
 
 	// Sensors: a recorded trace replayed in step with the video, or live pins.
@@ -141,6 +147,13 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		},
 		metrics: m, health: health, snap: snap,
 	}
+	if f.onDecision != nil {
+		inner := tbl.onDecide
+		tbl.onDecide = func(th rules.Throw, d rules.Decision) {
+			inner(th, d)
+			f.onDecision(th, d)
+		}
+	}
 	if err := tbl.restoreState(j); err != nil {
 		log.Warn("game state not restored from the journal; starting a new come-out", "err", err)
 	}
@@ -188,6 +201,9 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 			ExitAtEOF: f.exitAtEOF, Log: log.With("component", "vision"),
 			Snapshots: true, Heartbeat: wd.Pet,
 		}, func(ev vision.Event) {
+			if f.onFrame != nil {
+				f.onFrame(ev)
+			}
 			select {
 			case visionEvents <- ev:
 			case <-gctx.Done():
@@ -219,10 +235,31 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 
 var errEOF = errors.New("end of recording")
 
+// publisher is the MQTT publisher as the daemon uses it.
+type publisher interface {
+	Run(ctx context.Context) error
+	Notify()
+	OnCommand(mqtt.CommandHandler)
+	Connected() bool
+	Acked() uint64
+}
+
+var _ publisher = (*mqtt.Publisher)(nil)
+
+// journalOnly stands in for the publisher in replays: decisions go to the
+// journal and nowhere else.
+type journalOnly struct{ j *journal.Journal }
+
+func (p *journalOnly) Run(ctx context.Context) error { <-ctx.Done(); return nil }
+func (p *journalOnly) Notify()                       {}
+func (p *journalOnly) OnCommand(mqtt.CommandHandler) {}
+func (p *journalOnly) Connected() bool               { return false }
+func (p *journalOnly) Acked() uint64                 { return p.j.LastSeq() }
+
 // readiness tells systemd the daemon is ready once the camera has given a
 // frame and the broker is connected, and keeps the broker and backlog
 // metrics current.
-func readiness(ctx context.Context, tableID string, pub *mqtt.Publisher, j *journal.Journal, m *ops.Metrics,
+func readiness(ctx context.Context, tableID string, pub publisher, j *journal.Journal, m *ops.Metrics,
 	health *ops.Health, n *sdnotify.Notifier, tbl *table, log *slog.Logger) error {
 	t := time.NewTicker(250 * time.Millisecond)
 	defer t.Stop()
@@ -256,7 +293,7 @@ func readiness(ctx context.Context, tableID string, pub *mqtt.Publisher, j *jour
 	}
 }
 
-func waitDelivered(ctx context.Context, pub *mqtt.Publisher, j *journal.Journal, limit time.Duration, log *slog.Logger) {
+func waitDelivered(ctx context.Context, pub publisher, j *journal.Journal, limit time.Duration, log *slog.Logger) {
 	deadline := time.Now().Add(limit)
 	for pub.Acked() < j.LastSeq() && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(20 * time.Millisecond)

@@ -23,13 +23,19 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"run":      {cmdRun, "run the daemon: dicewatch run --config FILE [--config.check]"},
-	"version":  {cmdVersion, "print the version"},
-	"watch":    {cmdWatch, "subscribe to a table's MQTT topics and print decoded events as they arrive"},
-	"score":    {cmdScore, "compare journalled decisions with a generated recording's ground truth"},
-	"generate": {cmdGenerate, "render a table session (video, ground truth, sensor trace, calibration)"},
-	"rules":    {cmdRules, "apply craps game rules to decided throws (JSON lines on stdin)"},
-	"paigow":   {cmdPaigow, "pai gow deal order and settlement"},
+	"run":       {cmdRun, "run the daemon: dicewatch run --config FILE [--config.check]"},
+	"version":   {cmdVersion, "print the version"},
+	"watch":     {cmdWatch, "subscribe to a table's MQTT topics and print decoded events as they arrive"},
+	"calibrate": {cmdCalibrate, "compute a calibration from a still of the empty table and write an overlay to check"},
+	"read":      {cmdRead, "read the dice in still photos: dicewatch read [--json] [--die-px N] IMAGE..."},
+	"history":   {cmdHistory, "recall the last N games from the journal: dicewatch history --last N"},
+	"cmd":       {cmdCmd, "sign and send an operator command"},
+	"keygen":    {cmdKeygen, "make an Ed25519 operator key pair"},
+	"replay":    {cmdReplay, "run a recording (video + sensor trace) or throw records through the live code path"},
+	"score":     {cmdScore, "compare journalled decisions with a generated recording's ground truth"},
+	"generate":  {cmdGenerate, "render a table session (video, ground truth, sensor trace, calibration)"},
+	"rules":     {cmdRules, "apply craps game rules to decided throws (JSON lines on stdin)"},
+	"paigow":    {cmdPaigow, "pai gow deal order and settlement"},
 }
 
 func main() { os.Exit(dispatch(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

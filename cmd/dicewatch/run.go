@@ -8,6 +8,8 @@ import (
 	"log/slog"
 
 	"github.com/dicewatch/dicewatch/config"
+	"github.com/dicewatch/dicewatch/rules"
+	"github.com/dicewatch/dicewatch/vision"
 )
 
 // runFlags are the flags of `dicewatch run`. The path and source flags
@@ -21,6 +23,10 @@ type runFlags struct {
 	sensorTrace string
 	recordTrace string
 	exitAtEOF   bool
+	// set by replay, not flags
+	noBroker   bool
+	onDecision func(rules.Throw, rules.Decision)
+	onFrame    func(vision.Event)
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {

@@ -41,13 +41,14 @@ func Example() {
 		case r.Started:
 			fmt.Printf("frame %d: throw started, die %d appeared\n", r.Frame, r.Appeared[0])
 		case r.AtRest != nil:
-			fmt.Printf("frame %d: at rest at %d ms (last motion %d ms), %d die\n", r.Frame, r.AtRest.AtMS, r.AtRest.LastMotionMS, len(r.AtRest.Dice))
+			fmt.Printf("frame %d: at rest at %d ms (last change seen at %d ms, still since %d ms), %d die\n",
+				r.Frame, r.AtRest.AtMS, r.AtRest.LastMotionMS, r.AtRest.StillSinceMS, len(r.AtRest.Dice))
 		case r.Clear:
 			fmt.Printf("frame %d: table clear, phase %s\n", r.Frame, r.Phase)
 		}
 	}
 	// Output:
 	// frame 2: throw started, die 0 appeared
-	// frame 13: at rest at 520 ms (last motion 320 ms), 1 die
+	// frame 12: at rest at 480 ms (last change seen at 320 ms, still since 280 ms), 1 die
 	// frame 30: table clear, phase idle
 }

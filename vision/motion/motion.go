@@ -71,8 +71,9 @@ type Config struct {
 	// Scale is the downscale factor of the working image. Default: the
 	// largest integer keeping a die at least 5 working pixels wide.
 	Scale int
-	// SettleMS is how long nothing may move before the dice are at rest.
-	// Default 300.
+	// SettleMS is how long nothing may move before the dice are at rest,
+	// counted from the frame before the last one that showed change (see
+	// AtRest). Default 300.
 	SettleMS int64
 	// MotionThreshold is the colour distance (grey levels, weighted L1 of
 	// B, G, R) above the frame's noise floor that counts a pixel as changed
@@ -171,8 +172,13 @@ type Exit struct {
 type AtRest struct {
 	Frame int   `json:"frame"`
 	AtMS  int64 `json:"at_ms"`
-	// LastMotionMS is the time of the last frame that showed motion.
+	// LastMotionMS is the time of the last frame that showed change from
+	// the frame before it. The dice stopped between that frame and the one
+	// before it, at StillSinceMS: the settle window counts from there, so
+	// the event comes SettleMS to SettleMS plus one frame after the dice
+	// actually stopped.
 	LastMotionMS int64 `json:"last_motion_ms"`
+	StillSinceMS int64 `json:"still_since_ms"`
 	// Dice are the candidates in view at rest.
 	Dice []Candidate `json:"dice"`
 }

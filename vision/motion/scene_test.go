@@ -224,8 +224,8 @@ func TestSceneThrows(t *testing.T) {
 	rep := measureScene(t, seed, throws, w, h, settle)
 	t.Logf("seed %d, %dx%d, settle %d ms:\n%s", seed, w, h, settle, rep)
 	for i, f := range rep.failures {
-		if i == 30 {
-			t.Logf("... %d more", len(rep.failures)-30)
+		if i == 80 {
+			t.Logf("... %d more", len(rep.failures)-80)
 			break
 		}
 		t.Log(f)

@@ -30,7 +30,9 @@ type Tracker struct {
 	phase        Phase
 	tracks       []*track
 	nextID       int
-	lastMotion   int64 // last frame with motion in this throw
+	lastMotion   int64 // the dice are still since this time (frame before the last change)
+	lastChange   int64 // the last frame that showed change
+	prevAt       int64 // time of the previous frame
 	lastAnyMove  int64 // last frame with motion, any phase
 	clearSince   int64
 	clearRunning bool
@@ -170,8 +172,17 @@ func (t *Tracker) Update(frame gocv.Mat, atMS int64) Result {
 		motion = true
 	}
 	res.Motion = motion
+	// Change between the previous frame and this one happened after the
+	// previous frame was exposed: the dice have been still at least since
+	// then. The settle window counts from that frame's time.
+	changeFrom := t.prevAt
+	if idx == 0 || changeFrom > atMS {
+		changeFrom = atMS
+	}
+	t.prevAt = atMS
 	if motion {
 		t.lastAnyMove = atMS
+		t.lastChange = atMS
 	}
 
 	switch t.phase {
@@ -179,18 +190,18 @@ func (t *Tracker) Update(frame gocv.Mat, atMS int64) Result {
 		if len(res.Appeared) > 0 {
 			t.phase = Throwing
 			res.Started = true
-			t.lastMotion = atMS
+			t.lastMotion = changeFrom
 		} else if len(t.blobs) > 0 && atMS-t.lastAnyMove >= t.cfg.AbsorbMS {
 			t.absorb()
 		}
 	case Throwing:
 		res.Exits = exits
 		if motion {
-			t.lastMotion = atMS
+			t.lastMotion = changeFrom
 		} else if atMS-t.lastMotion >= t.cfg.SettleMS {
 			t.phase = Rested
 			t.clearRunning = false
-			res.AtRest = &AtRest{Frame: idx, AtMS: atMS, LastMotionMS: t.lastMotion}
+			res.AtRest = &AtRest{Frame: idx, AtMS: atMS, StillSinceMS: t.lastMotion, LastMotionMS: t.lastChange}
 		}
 	case Rested:
 		switch {

@@ -21,7 +21,7 @@ func TestDebugDump(t *testing.T) {
 	m := gocv.NewMat()
 	defer m.Close()
 	for _, tt := range s.Truth() {
-		for _, k := range []int{tt.StartFrame + 5, tt.AtRestFrame + 3, s.frameAtOrAfter(float64(tt.CollectMS)/1000+0.5)} {
+		for _, k := range []int{tt.StartFrame + 5, tt.AtRestFrame + 3, s.frameAtOrAfter(float64(tt.CollectMS)/1000 + 0.5)} {
 			if _, err := s.Render(k, &m); err != nil {
 				t.Fatal(err)
 			}

@@ -143,6 +143,24 @@ type raster struct {
 	w, h   int
 	stride int
 	v      *view
+	// camR, when set, is a camera looking at the table at an angle: die
+	// rotations are seen through it (showing side faces) and die offsets
+	// scale evenly instead of through the table plane's foreshortening.
+	camR *[9]float64
+}
+
+// local is where a pose lands: its centre in px, the mm->px map for its
+// offsets and its rotation as the camera sees it.
+func (r *raster) local(p pose) (cx, cy float64, j [4]float64, rot [9]float64) {
+	cx, cy = r.v.img(p.X, p.Y)
+	j = r.v.jac(p.X, p.Y)
+	rot = p.R
+	if r.camR != nil {
+		s := math.Hypot(j[0], j[2])
+		j = [4]float64{s, 0, 0, s}
+		rot = mulMM(*r.camR, p.R)
+	}
+	return cx, cy, j, rot
 }
 
 var lightDir = func() vec3 {
@@ -166,8 +184,7 @@ type facePx struct {
 func (r *raster) dieBox(edge float64, poses []pose) image.Rectangle {
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, p := range poses {
-		cx, cy := r.v.img(p.X, p.Y)
-		j := r.v.jac(p.X, p.Y)
+		cx, cy, j, _ := r.local(p)
 		rad := edge * 0.5 * math.Sqrt(3) * p.Scale * math.Max(math.Hypot(j[0], j[2]), math.Hypot(j[1], j[3]))
 		x0, y0 = math.Min(x0, cx-rad), math.Min(y0, cy-rad)
 		x1, y1 = math.Max(x1, cx+rad), math.Max(y1, cy+rad)
@@ -178,16 +195,31 @@ func (r *raster) dieBox(edge float64, poses []pose) image.Rectangle {
 // topBox is the pixel bounding box of the die's visible faces at one pose
 // (what a reader would box).
 func (r *raster) topBox(edge float64, p pose) image.Rectangle {
-	cx, cy := r.v.img(p.X, p.Y)
-	j := r.v.jac(p.X, p.Y)
+	return r.faceBox(edge, p, false)
+}
+
+// faceBox is the box of the visible faces, or with upOnly of the face that
+// points most up on the table (the top face a label boxes).
+func (r *raster) faceBox(edge float64, p pose, upOnly bool) image.Rectangle {
+	cx, cy, j, rot := r.local(p)
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	best := -2.0
+	if upOnly {
+		for _, f := range faces {
+			best = math.Max(best, mulMV(p.R, f.n)[2])
+		}
+	}
 	for _, f := range faces {
-		n := mulMV(p.R, f.n)
-		if n[2] <= 0.02 {
+		n := mulMV(rot, f.n)
+		if upOnly {
+			if mulMV(p.R, f.n)[2] < best-1e-9 {
+				continue
+			}
+		} else if n[2] <= 0.02 {
 			continue
 		}
 		for _, c := range [4][2]float64{{-.5, -.5}, {.5, -.5}, {.5, .5}, {-.5, .5}} {
-			q := mulMV(p.R, vec3{(f.n[0]*0.5 + c[0]*f.u[0] + c[1]*f.v[0]), (f.n[1]*0.5 + c[0]*f.u[1] + c[1]*f.v[1]), (f.n[2]*0.5 + c[0]*f.u[2] + c[1]*f.v[2])})
+			q := mulMV(rot, vec3{(f.n[0]*0.5 + c[0]*f.u[0] + c[1]*f.v[0]), (f.n[1]*0.5 + c[0]*f.u[1] + c[1]*f.v[1]), (f.n[2]*0.5 + c[0]*f.u[2] + c[1]*f.v[2])})
 			mx, my := q[0]*edge*p.Scale, q[1]*edge*p.Scale
 			px, py := cx+j[0]*mx+j[1]*my, cy+j[2]*mx+j[3]*my
 			x0, y0 = math.Min(x0, px), math.Min(y0, py)
@@ -198,18 +230,17 @@ func (r *raster) topBox(edge float64, p pose) image.Rectangle {
 }
 
 func (r *raster) facesOf(edge float64, p pose, st *Style) []facePx {
-	cx, cy := r.v.img(p.X, p.Y)
-	j := r.v.jac(p.X, p.Y)
+	cx, cy, j, rot := r.local(p)
 	out := make([]facePx, 0, 3)
 	for i := range faces {
 		f := &faces[i]
-		n := mulMV(p.R, f.n)
+		n := mulMV(rot, f.n)
 		if n[2] <= 0.02 {
 			continue
 		}
-		c := mulMV(p.R, f.n)
-		u := mulMV(p.R, f.u)
-		v := mulMV(p.R, f.v)
+		c := n
+		u := mulMV(rot, f.u)
+		v := mulMV(rot, f.v)
 		s := edge * p.Scale
 		// face centre and axes in px
 		ox := cx + (j[0]*c[0]+j[1]*c[1])*s*0.5

@@ -1,0 +1,539 @@
+package scene
+
+import (
+	"fmt"
+	"image"
+	"math"
+	"math/rand/v2"
+
+	"gocv.io/x/gocv"
+)
+
+// StillOptions shapes a still scene. Zero fields pick seeded defaults.
+type StillOptions struct {
+	Width, Height int // default 640x640, like the real overhead photos
+	// EdgePx fixes the die edge in pixels (default: 20..64, seeded).
+	EdgePx float64
+	// MaxDice caps the number of dice (default 12).
+	MaxDice int
+	// Casino, when set, uses only red translucent casino dice.
+	Casino bool
+}
+
+// StillTruth is the ground truth of a still scene.
+type StillTruth struct {
+	Seed       int64  `json:"seed"`
+	Width      int    `json:"width"`
+	Height     int    `json:"height"`
+	Background string `json:"background"` // felt, white_board, grey_tray, wood, dark_cloth
+	// EdgePx is the nominal die edge in pixels at the middle of the picture.
+	EdgePx float64 `json:"edge_px"`
+	// CameraTiltDeg is how far the camera looks off vertical (side faces show).
+	CameraTiltDeg float64           `json:"camera_tilt_deg"`
+	Blur          float64           `json:"blur_sigma_px"`
+	Noise         float64           `json:"noise_sigma"`
+	JPEGQuality   int               `json:"jpeg_quality"`
+	Glare         bool              `json:"glare"`
+	Dice          []StillDie        `json:"dice"`
+	Chips         [][2]int          `json:"chips,omitempty"` // chip stack centres, px
+	Walls         []image.Rectangle `json:"walls,omitempty"`
+}
+
+// StillDie is one die in a still scene.
+type StillDie struct {
+	Value int    `json:"value"` // the face most upward on the table
+	Style string `json:"style"`
+	// Box is the top face's pixel box [x0,y0,x1,y1]; Hull boxes every
+	// visible face.
+	Box  [4]int  `json:"box"`
+	Hull [4]int  `json:"hull"`
+	CX   float64 `json:"cx"`
+	CY   float64 `json:"cy"`
+	Flat bool    `json:"flat"`
+	// TiltDeg is how far the top face leans off the table plane.
+	TiltDeg float64 `json:"tilt_deg"`
+	// SizeRatio is the apparent top-face size over a flat die's there.
+	SizeRatio float64 `json:"size_ratio"`
+	// OnDie is the index of the die this one rests on (stacked), or -1.
+	OnDie int `json:"on_die"`
+	// Occluded is the fraction of the top-face box covered by dice drawn
+	// above it (a die under a stacked one).
+	Occluded     float64 `json:"occluded"`
+	TouchesChips bool    `json:"touches_chips,omitempty"`
+	AgainstWall  bool    `json:"against_wall,omitempty"`
+	Touching     bool    `json:"touching,omitempty"` // touches another die on the table
+	MotionBlur   bool    `json:"motion_blur,omitempty"`
+}
+
+// Styles returns the die colour schemes the still generator uses.
+func Styles() []Style {
+	base := func(name string, body, pip [3]float64) Style {
+		return Style{Name: name, Body: body, Pip: pip, Opacity: 1, Tint: [3]float64{1, 1, 1}, EdgeGain: 0.8,
+			PipRadius: 0.1, PipSpread: 0.27, Corner: 0.16, Gloss: 0.15}
+	}
+	white := base("white", [3]float64{222, 228, 232}, [3]float64{25, 25, 30})
+	ivory := base("ivory", [3]float64{190, 222, 236}, [3]float64{30, 30, 30})
+	black := base("black", [3]float64{30, 28, 28}, [3]float64{235, 235, 235})
+	black.EdgeGain = 1.4
+	green := base("green", [3]float64{60, 160, 40}, [3]float64{240, 240, 240})
+	blue := base("blue", [3]float64{150, 40, 20}, [3]float64{240, 240, 240})
+	yellow := base("yellow", [3]float64{40, 210, 235}, [3]float64{20, 20, 20})
+	purple := base("purple", [3]float64{120, 40, 100}, [3]float64{235, 235, 235})
+	marble := base("marbled", [3]float64{40, 90, 150}, [3]float64{230, 235, 240})
+	marble.Body2, marble.Marble = [3]float64{170, 190, 200}, 0.9
+	marble2 := base("marbled_blue", [3]float64{160, 80, 30}, [3]float64{40, 200, 230})
+	marble2.Body2, marble2.Marble = [3]float64{230, 230, 230}, 0.8
+	tGreen := base("translucent_green", [3]float64{50, 150, 30}, [3]float64{240, 240, 240})
+	tGreen.Opacity, tGreen.Tint, tGreen.Gloss = 0.7, [3]float64{0.3, 0.8, 0.3}, 0.35
+	tBlue := base("translucent_blue", [3]float64{170, 60, 20}, [3]float64{240, 240, 240})
+	tBlue.Opacity, tBlue.Tint, tBlue.Gloss = 0.7, [3]float64{0.85, 0.35, 0.25}, 0.35
+	return []Style{Casino(), white, ivory, black, green, blue, yellow, purple, marble, marble2, tGreen, tBlue}
+}
+
+// Still renders a still scene for seed: the picture as an 8UC3 Mat (after
+// blur, noise and a JPEG round trip; the caller closes it) and its truth.
+func Still(seed int64, opt StillOptions) (gocv.Mat, StillTruth, error) {
+	b, tr, err := StillJPEG(seed, opt)
+	if err != nil {
+		return gocv.Mat{}, tr, err
+	}
+	m, err := gocv.IMDecode(b, gocv.IMReadColor)
+	if err != nil {
+		return gocv.Mat{}, tr, fmt.Errorf("scene: still: %w", err)
+	}
+	return m, tr, nil
+}
+
+// StillJPEG is Still as JPEG bytes, ready to write as a .jpg.
+func StillJPEG(seed int64, opt StillOptions) ([]byte, StillTruth, error) {
+	if opt.Width == 0 {
+		opt.Width = 640
+	}
+	if opt.Height == 0 {
+		opt.Height = 640
+	}
+	if opt.MaxDice == 0 {
+		opt.MaxDice = 12
+	}
+	if opt.Width < 64 || opt.Height < 64 || opt.Width > 4096 || opt.Height > 4096 {
+		return nil, StillTruth{}, fmt.Errorf("scene: still %dx%d: width and height must be 64..4096", opt.Width, opt.Height)
+	}
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x7374696c6c)) // "still"
+	u := func(a, b float64) float64 { return a + (b-a)*rng.Float64() }
+	tr := StillTruth{Seed: seed, Width: opt.Width, Height: opt.Height}
+	edgePx := opt.EdgePx
+	if edgePx == 0 {
+		edgePx = u(20, 64)
+	}
+	tr.EdgePx = math.Round(edgePx*10) / 10
+	pxmm := edgePx / edgeMM
+	// the camera: straight down, or looking up to 35 degrees off vertical
+	tilt := 0.0
+	if rng.Float64() < 0.35 {
+		tilt = u(8, 35)
+	}
+	tr.CameraTiltDeg = math.Round(tilt*10) / 10
+	cam := Camera{Width: opt.Width, Height: opt.Height, FPS: 30, PxPerMM: pxmm}
+	spanX, spanY := float64(opt.Width)/pxmm, float64(opt.Height)/pxmm
+	// perspective: the far (top) side of the picture covers more table
+	k := math.Tan(tilt*math.Pi/180) * 0.5
+	src := [4]pt{{-spanX / 2 * (1 + k), -spanY / 2}, {spanX / 2 * (1 + k), -spanY / 2}, {spanX / 2 * (1 - k/2), spanY / 2}, {-spanX / 2 * (1 - k/2), spanY / 2}}
+	w, h := float64(opt.Width), float64(opt.Height)
+	dst := [4]pt{{0, 0}, {w, 0}, {w, h}, {0, h}}
+	toImg, err := homography4(src, dst)
+	if err != nil {
+		return nil, tr, err
+	}
+	toTab, err := homography4(dst, src)
+	if err != nil {
+		return nil, tr, err
+	}
+	v := &view{cam: cam, toImg: toImg, toTab: toTab}
+	camR := rotX(-tilt * math.Pi / 180)
+
+	// background
+	bgKinds := []string{"felt", "white_board", "grey_tray", "wood", "dark_cloth"}
+	tr.Background = bgKinds[rng.IntN(len(bgKinds))]
+	m := gocv.NewMatWithSize(opt.Height, opt.Width, gocv.MatTypeCV8UC3)
+	defer m.Close()
+	buf, err := m.DataPtrUint8()
+	if err != nil {
+		return nil, tr, fmt.Errorf("scene: still: %w", err)
+	}
+	walls := stillBackground(&m, buf, v, tr.Background, rng, seed)
+	for _, wr := range walls {
+		a := image.Pt(int(math.Round(wr[0])), int(math.Round(wr[1])))
+		b := image.Pt(int(math.Round(wr[2])), int(math.Round(wr[3])))
+		x0, y0 := v.img(float64(a.X), float64(a.Y))
+		x1, y1 := v.img(float64(b.X), float64(b.Y))
+		tr.Walls = append(tr.Walls, image.Rect(int(x0), int(y0), int(x1), int(y1)))
+	}
+	// the usable floor, in mm, inside any walls
+	fx0, fy0, fx1, fy1 := -spanX/2*0.92, -spanY/2*0.92, spanX/2*0.92, spanY/2*0.92
+	if len(walls) > 0 {
+		fx0, fy0, fx1, fy1 = walls[0][0], walls[0][1], walls[0][2], walls[0][3]
+	}
+	// chips
+	var chips []chip
+	if rng.Float64() < 0.5 {
+		n := 1 + rng.IntN(4)
+		for i := 0; i < n; i++ {
+			c := chipColours[rng.IntN(len(chipColours))]
+			ch := chip{X: u(fx0+chipR, fx1-chipR), Y: u(fy0+chipR, fy1-chipR), Colour: c, Stripe: stripeFor(c)}
+			chips = append(chips, ch)
+			drawChip(&m, v, ch)
+			cx, cy := v.img(ch.X, ch.Y)
+			tr.Chips = append(tr.Chips, [2]int{int(cx), int(cy)})
+		}
+	}
+	// dice
+	styles := Styles()
+	pick := func() *Style {
+		if opt.Casino || rng.Float64() < 0.3 {
+			s := Casino()
+			return &s
+		}
+		s := styles[1+rng.IntN(len(styles)-1)]
+		return &s
+	}
+	type placed struct {
+		p     pose
+		st    *Style
+		tilt  float64
+		onDie int
+		h     float64
+		blur  bool
+	}
+	var dice []placed
+	var occupied []pt
+	free := func(p pt, r float64) bool {
+		if p.X < fx0+r || p.X > fx1-r || p.Y < fy0+r || p.Y > fy1-r {
+			return false
+		}
+		for _, o := range occupied {
+			if math.Hypot(o.X-p.X, o.Y-p.Y) < r+edgeMM*0.75 {
+				return false
+			}
+		}
+		for _, c := range chips {
+			if math.Hypot(c.X-p.X, c.Y-p.Y) < chipR+r {
+				return false
+			}
+		}
+		return true
+	}
+	n := 1 + rng.IntN(opt.MaxDice)
+	for i := 0; i < n*6 && len(dice) < n; i++ {
+		st := pick()
+		val := 1 + rng.IntN(6)
+		spin := u(0, 2*math.Pi)
+		d := placed{st: st, onDie: -1}
+		var at pt
+		var ok bool
+		mode := rng.Float64()
+		switch {
+		case mode < 0.12 && len(chips) > 0: // against chips, often cocked
+			c := chips[rng.IntN(len(chips))]
+			a := u(0, 2*math.Pi)
+			if rng.Float64() < 0.6 {
+				d.tilt = u(12, 40) * math.Pi / 180
+			}
+			dd := chipR + edgeMM/2*math.Cos(d.tilt) + 1.5
+			at = pt{c.X + dd*math.Cos(a), c.Y + dd*math.Sin(a)}
+			ok = at.X > fx0+edgeMM && at.X < fx1-edgeMM && at.Y > fy0+edgeMM && at.Y < fy1-edgeMM
+			for _, o := range occupied {
+				if math.Hypot(o.X-at.X, o.Y-at.Y) < edgeMM*1.5 {
+					ok = false
+				}
+			}
+			d.p = pose{X: at.X, Y: at.Y, R: restRotation(val, spin, d.tilt, math.Atan2(c.Y-at.Y, c.X-at.X)), Scale: 1 + 0.02*math.Sin(d.tilt)}
+		case mode < 0.22 && len(walls) > 0: // against a wall, sometimes cocked
+			side := rng.IntN(4)
+			if rng.Float64() < 0.5 {
+				d.tilt = u(12, 40) * math.Pi / 180
+			}
+			off := edgeMM/2*math.Cos(d.tilt) + 1
+			var lean float64
+			switch side {
+			case 0:
+				at, lean = pt{fx0 + off, u(fy0+edgeMM, fy1-edgeMM)}, math.Pi
+			case 1:
+				at, lean = pt{fx1 - off, u(fy0+edgeMM, fy1-edgeMM)}, 0
+			case 2:
+				at, lean = pt{u(fx0+edgeMM, fx1-edgeMM), fy0 + off}, -math.Pi/2
+			default:
+				at, lean = pt{u(fx0+edgeMM, fx1-edgeMM), fy1 - off}, math.Pi/2
+			}
+			ok = free(at, 0)
+			d.p = pose{X: at.X, Y: at.Y, R: restRotation(val, spin, d.tilt, lean), Scale: 1}
+		case mode < 0.32 && len(dice) > 0: // stacked on, or cocked against, another die
+			bi := rng.IntN(len(dice))
+			b := dice[bi]
+			if b.onDie >= 0 || b.tilt != 0 {
+				continue
+			}
+			if rng.Float64() < 0.5 {
+				a := u(0, 2*math.Pi)
+				off := u(1, 6)
+				at = pt{b.p.X + off*math.Cos(a), b.p.Y + off*math.Sin(a)}
+				d.onDie = bi
+				d.h = edgeMM
+				d.p = pose{X: at.X, Y: at.Y, R: restRotation(val, spin, 0, 0), Scale: u(1.08, 1.2)}
+			} else {
+				a := u(0, 2*math.Pi)
+				d.tilt = u(15, 40) * math.Pi / 180
+				dd := edgeMM*0.5 + edgeMM*0.5*math.Cos(d.tilt) + 1
+				at = pt{b.p.X + dd*math.Cos(a), b.p.Y + dd*math.Sin(a)}
+				d.p = pose{X: at.X, Y: at.Y, R: restRotation(val, spin, d.tilt, a+math.Pi), Scale: 1.03}
+				ok = at.X > fx0+edgeMM && at.X < fx1-edgeMM && at.Y > fy0+edgeMM && at.Y < fy1-edgeMM
+				for oi, o := range occupied {
+					if oi != bi && math.Hypot(o.X-at.X, o.Y-at.Y) < edgeMM*1.5 {
+						ok = false
+					}
+				}
+				break
+			}
+			ok = true
+		case mode < 0.45 && len(dice) > 0: // touching another die side by side
+			bi := rng.IntN(len(dice))
+			b := dice[bi]
+			if b.onDie >= 0 || b.tilt != 0 {
+				continue
+			}
+			yaw := math.Atan2(b.p.R[3], b.p.R[0])
+			side := float64(rng.IntN(4)) * math.Pi / 2
+			gap := edgeMM * u(1.0, 1.08)
+			at = pt{b.p.X + gap*math.Cos(yaw+side), b.p.Y + gap*math.Sin(yaw+side)}
+			ok = at.X > fx0+edgeMM && at.X < fx1-edgeMM && at.Y > fy0+edgeMM && at.Y < fy1-edgeMM
+			for oi, o := range occupied {
+				if oi != bi && math.Hypot(o.X-at.X, o.Y-at.Y) < edgeMM*1.45 {
+					ok = false
+				}
+			}
+			// same yaw as its neighbour, so the faces meet flat
+			r := restRotation(val, 0, 0, 0)
+			d.p = pose{X: at.X, Y: at.Y, R: mulMM(rotZ(yaw-math.Atan2(r[3], r[0])), r), Scale: 1}
+		default:
+			at = pt{u(fx0, fx1), u(fy0, fy1)}
+			ok = free(at, edgeMM)
+			if ok && rng.Float64() < 0.06 {
+				d.tilt = u(10, 35) * math.Pi / 180 // cocked on something off-picture (a pip, a seam)
+			}
+			d.p = pose{X: at.X, Y: at.Y, R: restRotation(val, spin, d.tilt, u(-math.Pi, math.Pi)), Scale: 1}
+		}
+		if !ok {
+			continue
+		}
+		d.blur = rng.Float64() < 0.04
+		dice = append(dice, d)
+		occupied = append(occupied, at)
+		sd := StillDie{Style: st.Name, OnDie: d.onDie, SizeRatio: math.Round(d.p.Scale*1000) / 1000, Flat: d.tilt == 0,
+			TiltDeg: math.Round(d.tilt*180/math.Pi*10) / 10, MotionBlur: d.blur}
+		sd.Value, _ = topValue(d.p.R)
+		switch {
+		case mode < 0.12 && len(chips) > 0:
+			sd.TouchesChips = true
+		case mode < 0.22 && len(walls) > 0:
+			sd.AgainstWall = true
+		case mode >= 0.32 && mode < 0.45:
+			sd.Touching = true
+		}
+		tr.Dice = append(tr.Dice, sd)
+	}
+	// mark the neighbours of touching dice as touching too
+	for i, d := range tr.Dice {
+		if !d.Touching {
+			continue
+		}
+		for j := range tr.Dice {
+			if j != i && math.Hypot(dice[i].p.X-dice[j].p.X, dice[i].p.Y-dice[j].p.Y) < edgeMM*1.1 {
+				tr.Dice[j].Touching = true
+			}
+		}
+	}
+	r := &raster{buf: buf, w: opt.Width, h: opt.Height, stride: opt.Width * 3, v: v, camR: &camR}
+	// draw bottom dice first, then the ones stacked on them
+	order := make([]int, 0, len(dice))
+	for i := range dice {
+		if dice[i].onDie < 0 {
+			order = append(order, i)
+		}
+	}
+	for i := range dice {
+		if dice[i].onDie >= 0 {
+			order = append(order, i)
+		}
+	}
+	for _, i := range order {
+		d := dice[i]
+		r.drawShadow(edgeMM, d.p, d.h+math.Sin(d.tilt)*edgeMM*0.5, 0, d.st.Tint, 0.5)
+		poses := []pose{d.p}
+		if d.blur {
+			poses = poses[:0]
+			a := u(0, 2*math.Pi)
+			l := u(3, 9)
+			for s := 0; s < 8; s++ {
+				f := float64(s)/7 - 0.5
+				q := d.p
+				q.X += math.Cos(a) * l * f
+				q.Y += math.Sin(a) * l * f
+				q.R = mulMM(rotZ(f*0.3), d.p.R)
+				poses = append(poses, q)
+			}
+		}
+		ss := 3
+		if d.blur {
+			ss = 2
+		}
+		r.drawDie(edgeMM, d.st, poses, ss)
+		top := r.faceBox(edgeMM, d.p, true)
+		hull := r.faceBox(edgeMM, d.p, false)
+		td := &tr.Dice[i]
+		td.Box = [4]int{top.Min.X, top.Min.Y, top.Max.X, top.Max.Y}
+		td.Hull = [4]int{hull.Min.X, hull.Min.Y, hull.Max.X, hull.Max.Y}
+		td.CX, td.CY = v.img(d.p.X, d.p.Y)
+		td.CX, td.CY = math.Round(td.CX*10)/10, math.Round(td.CY*10)/10
+	}
+	for i := range dice {
+		if dice[i].onDie < 0 {
+			continue
+		}
+		a := boxRect(tr.Dice[dice[i].onDie].Box)
+		b := boxRect(tr.Dice[i].Hull).Intersect(a)
+		if aa := a.Dx() * a.Dy(); aa > 0 {
+			tr.Dice[dice[i].onDie].Occluded = math.Round(float64(b.Dx()*b.Dy())/float64(aa)*100) / 100
+		}
+	}
+	// lighting, glare, blur, noise, JPEG
+	stillLighting(buf, opt.Width, opt.Height, rng, &tr)
+	if rng.Float64() < 0.6 {
+		tr.Blur = math.Round(u(0.3, 1.3)*100) / 100
+		ks := int(math.Ceil(tr.Blur*3))*2 + 1
+		gocv.GaussianBlur(m, &m, image.Pt(ks, ks), tr.Blur, tr.Blur, gocv.BorderReflect101)
+		buf, _ = m.DataPtrUint8()
+	}
+	tr.Noise = math.Round(u(1, 6)*10) / 10
+	for i := 0; i+2 < len(buf); i += 3 {
+		l := rng.NormFloat64() * tr.Noise
+		for c := 0; c < 3; c++ {
+			buf[i+c] = uint8(clampF(float64(buf[i+c]) + l + rng.NormFloat64()*tr.Noise*0.4 + 0.5))
+		}
+	}
+	tr.JPEGQuality = 35 + rng.IntN(61)
+	nb, err := gocv.IMEncodeWithParams(gocv.JPEGFileExt, m, []int{gocv.IMWriteJpegQuality, tr.JPEGQuality})
+	if err != nil {
+		return nil, tr, fmt.Errorf("scene: still: %w", err)
+	}
+	defer nb.Close()
+	return append([]byte(nil), nb.GetBytes()...), tr, nil
+}
+
+func boxRect(b [4]int) image.Rectangle { return image.Rect(b[0], b[1], b[2], b[3]) }
+
+// stillLighting applies an uneven light: a linear gradient, a vignette and
+// sometimes a glare spot.
+func stillLighting(buf []byte, w, h int, rng *rand.Rand, tr *StillTruth) {
+	gx, gy := (rng.Float64()-0.5)*0.5, (rng.Float64()-0.5)*0.5
+	vig := rng.Float64() * 0.35
+	glare := rng.Float64() < 0.3
+	tr.Glare = glare
+	gcx, gcy := rng.Float64()*float64(w), rng.Float64()*float64(h)
+	gr := (0.08 + rng.Float64()*0.2) * float64(w)
+	gs := 60 + rng.Float64()*120
+	for y := 0; y < h; y++ {
+		ny := float64(y)/float64(h)*2 - 1
+		for x := 0; x < w; x++ {
+			nx := float64(x)/float64(w)*2 - 1
+			g := 1 + gx*nx + gy*ny - vig*(nx*nx+ny*ny)/2
+			add := 0.0
+			if glare {
+				dx, dy := float64(x)-gcx, float64(y)-gcy
+				add = gs * math.Exp(-(dx*dx+dy*dy)/(gr*gr))
+			}
+			i := 3 * (y*w + x)
+			for c := 0; c < 3; c++ {
+				buf[i+c] = uint8(clampF(float64(buf[i+c])*g + add))
+			}
+		}
+	}
+}
+
+// stillBackground paints the surface and returns the tray's inner floor
+// (x0, y0, x1, y1 in mm) when the scene has walls.
+func stillBackground(m *gocv.Mat, buf []byte, v *view, kind string, rng *rand.Rand, seed int64) [][4]float64 {
+	w, h := v.cam.Width, v.cam.Height
+	s := uint32(seed)
+	var base [3]float64
+	switch kind {
+	case "felt":
+		felts := [][3]float64{{60, 120, 30}, {110, 60, 20}, {40, 40, 130}, {45, 45, 45}}
+		base = felts[rng.IntN(len(felts))]
+	case "white_board":
+		b := 215 + rng.Float64()*30
+		base = [3]float64{b, b, b - 5}
+	case "grey_tray":
+		b := 150 + rng.Float64()*40
+		base = [3]float64{b - 5, b, b + 3}
+	case "wood":
+		base = [3]float64{150, 190, 215}
+	default:
+		base = [3]float64{30, 28, 30}
+	}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			X, Y := v.tab(float64(x)+0.5, float64(y)+0.5)
+			var l float64
+			switch kind {
+			case "wood":
+				l = 1 + 0.12*math.Sin((Y+8*vnoise(X/40, Y/40, s))/2.2) + 0.06*(vnoise(X/9, Y/2, s+1)-0.5)
+			case "grey_tray":
+				l = 1 + 0.08*(hash2(x, y, s)-0.5) + 0.05*(vnoise(X/3, Y/3, s)-0.5)
+			default:
+				l = 1 + 0.04*(vnoise(X/3, Y/3, s)-0.5) + 0.06*(vnoise(X/30, Y/30, s+1)-0.5)
+			}
+			i := 3 * (y*w + x)
+			for c := 0; c < 3; c++ {
+				buf[i+c] = uint8(clampF(base[c] * l))
+			}
+		}
+	}
+	x0, y0 := v.tab(0, 0)
+	x1, y1 := v.tab(float64(w), float64(h))
+	switch kind {
+	case "felt":
+		// printed lines and words, as on a layout
+		white := [3]float64{225, 230, 232}
+		for i := 0; i < 2+rng.IntN(3); i++ {
+			a := [2]float64{x0 + rng.Float64()*(x1-x0), y0 + rng.Float64()*(y1-y0)}
+			b := [2]float64{x0 + rng.Float64()*(x1-x0), a[1]}
+			if rng.IntN(2) == 0 {
+				b = [2]float64{a[0], y0 + rng.Float64()*(y1-y0)}
+			}
+			lineMM(m, v, a, b, 5, white)
+		}
+		words := []string{"PASS LINE", "COME", "FIELD", "SIX", "8", "NINE", "ODDS"}
+		textMM(m, v, words[rng.IntN(len(words))], x0+rng.Float64()*(x1-x0), y0+rng.Float64()*(y1-y0), 25+rng.Float64()*30, white)
+		drawPrintedDie(m, v, x0+rng.Float64()*(x1-x0), y0+rng.Float64()*(y1-y0), 1+rng.IntN(6))
+	case "grey_tray":
+		// dark walls with a colourful print, seen from above
+		wall := 12 + rng.Float64()*15
+		fx0, fy0, fx1, fy1 := x0*0.82, y0*0.82, x1*0.82, y1*0.82
+		dark := [3]float64{40, 35, 35}
+		polyMM(m, v, rectMM(x0-50, y0-50, x1+50, fy0), [3]float64{225, 228, 230})
+		polyMM(m, v, rectMM(x0-50, fy1, x1+50, y1+50), [3]float64{225, 228, 230})
+		polyMM(m, v, rectMM(x0-50, y0-50, fx0, y1+50), [3]float64{225, 228, 230})
+		polyMM(m, v, rectMM(fx1, y0-50, x1+50, y1+50), [3]float64{225, 228, 230})
+		outlineMM(m, v, rectMM(fx0-wall/2, fy0-wall/2, fx1+wall/2, fy1+wall/2), wall, dark)
+		for i := 0; i < 12; i++ {
+			c := chipColours[rng.IntN(len(chipColours))]
+			t := rng.Float64()
+			p := [2]float64{fx0 - wall/2 + t*(fx1-fx0+wall), fy0 - wall/2}
+			if i%2 == 1 {
+				p[1] = fy1 + wall/2
+			}
+			polyMM(m, v, circleMM(p[0], p[1], wall*0.3, 12), c)
+		}
+		return [][4]float64{{fx0, fy0, fx1, fy1}}
+	}
+	return nil
+}
