@@ -93,6 +93,9 @@ func New(cfg Config) *Tracker {
 // Busy reports whether a throw is open (in the air, or at rest awaiting the grace period).
 func (t *Tracker) Busy() bool { return t.phase == throwing || t.phase == closing }
 
+// Faulted reports whether any equipment or sensor input is faulted now.
+func (t *Tracker) Faulted() bool { return len(t.faults) > 0 || t.inputs.Any() }
+
 // Fault marks equipment ("camera", "calibration") faulted or restored. A
 // throw open while equipment is faulted is never valid.
 func (t *Tracker) Fault(what string, faulted bool) {

@@ -39,7 +39,7 @@ type faceScratch struct {
 
 // pipMinContrast is the least pip-map contrast (difference of blurs, sum
 // of three channels) a pip must have.
-const pipMinContrast = 25
+const pipMinContrast = 15
 
 // blur is a separable Gaussian blur of a patch with clamped borders.
 func blur(src, dst, tmp *[faceN * faceN]float64, sigma float64) {
@@ -112,7 +112,7 @@ var (
 
 func buildTemplates() {
 	for _, l := range layouts {
-		for _, a := range []float64{0.22, 0.26, 0.30} {
+		for _, a := range []float64{0.22, 0.26, 0.30, 0.34, 0.38} {
 			for _, rad := range []float64{0.07, 0.10, 0.13} {
 				if l.value > 3 && rad > 0.11 {
 					continue
@@ -252,7 +252,12 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 
 	debugPatch(s)
 	debugf("centres %v junk %v ncc %v", centres, junk, bestPer)
-	lv, lscore := matchLayout(centres)
+	lv, lscore, fit := matchLayout(centres)
+	if lv > 0 {
+		// A pip-like response where the layout has no pip: a pip was
+		// missed (a 6 read as a 4, a 3 as a 1).
+		lscore = math.Min(lscore, clamp((0.55-s.emptySpots(fit))/0.25, 0, 1))
+	}
 
 	out := faceValue{blobs: len(centres), tmpl: tv, c: c}
 	debugf("lv %d lscore %.2f tv %d best %.2f second %.2f junk %v", lv, lscore, tv, bestPer[tv], second, junk)
@@ -447,14 +452,15 @@ type pipBlob struct {
 
 // matchLayout returns the face whose canonical layout the pip centres fit
 // best, and a 0..1 score of the fit (0 when none fits).
-func matchLayout(c [][2]float64) (int, float64) {
+func matchLayout(c [][2]float64) (int, float64, layoutFit) {
 	k := len(c)
+	var fit layoutFit
 	if k < 1 || k > 6 {
-		return 0, 0
+		return 0, 0, fit
 	}
 	if k == 1 {
 		d := math.Hypot(c[0][0], c[0][1])
-		return 1, clamp(1-(d-0.1)/0.12, 0, 1)
+		return 1, clamp(1-(d-0.1)/0.12, 0, 1), layoutFit{layout: 0, tx: c[0][0], ty: c[0][1], a: 0.25}
 	}
 	var tx, ty float64
 	for _, p := range c {
@@ -462,10 +468,10 @@ func matchLayout(c [][2]float64) (int, float64) {
 		ty += p[1] / float64(k)
 	}
 	if math.Hypot(tx, ty) > 0.25 {
-		return 0, 0
+		return 0, 0, fit
 	}
 	bestV, bestS := 0, 0.0
-	for _, l := range layouts {
+	for li, l := range layouts {
 		if len(l.pts) != k {
 			continue
 		}
@@ -497,10 +503,62 @@ func matchLayout(c [][2]float64) (int, float64) {
 			sc := clamp(1-(rms-0.15)/0.25, 0, 1)
 			if sc > bestS {
 				bestV, bestS = l.value, sc
+				fit = layoutFit{layout: li, tx: tx, ty: ty, a: a, b: b}
 			}
 		}
 	}
-	return bestV, bestS
+	return bestV, bestS, fit
+}
+
+// layoutFit is the similarity that maps a canonical layout (layouts[layout])
+// onto the patch: p -> (tx + a*x - b*y, ty + b*x + a*y).
+type layoutFit struct {
+	layout       int
+	tx, ty, a, b float64
+}
+
+// emptySpots checks the other side of a layout fit: the pip map at the
+// canonical pip places the layout leaves empty must be low. It returns the
+// strongest empty-place response over the weakest pip response.
+func (s *faceScratch) emptySpots(f layoutFit) float64 {
+	if f.a == 0 {
+		return 1
+	}
+	resp := func(x, y float64) float64 {
+		px := int(math.Floor((f.tx + f.a*x - f.b*y + 0.5) * faceN))
+		py := int(math.Floor((f.ty + f.b*x + f.a*y + 0.5) * faceN))
+		best := 0.0
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
+				xx, yy := px+dx, py+dy
+				if xx < 0 || yy < 0 || xx >= faceN || yy >= faceN {
+					continue
+				}
+				best = math.Max(best, s.dog[yy*faceN+xx])
+			}
+		}
+		return best
+	}
+	l := layouts[f.layout]
+	minIn := math.Inf(1)
+	used := map[[2]float64]bool{}
+	for _, p := range l.pts {
+		used[p] = true
+		minIn = math.Min(minIn, resp(p[0], p[1]))
+	}
+	if minIn <= 0 {
+		return 1
+	}
+	maxOut := 0.0
+	for _, y := range []float64{-1, 0, 1} {
+		for _, x := range []float64{-1, 0, 1} {
+			if used[[2]float64{x, y}] {
+				continue
+			}
+			maxOut = math.Max(maxOut, resp(x, y))
+		}
+	}
+	return maxOut / minIn
 }
 
 // otsu returns the threshold that best splits a histogram in two.

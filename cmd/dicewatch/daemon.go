@@ -99,6 +99,16 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 			return err
 		}
 	}
+	var lamps *sensors.Lamps
+	if f.sensorTrace == "" && len(cfg.Sensors.Outputs) > 0 {
+		if err := initHost(); err != nil {
+			return err
+		}
+		if lamps, err = sensors.OpenLamps(cfg.Sensors, openPin); err != nil {
+			return err
+		}
+		defer lamps.Off()
+	}
 	var rec *sensors.TraceWriter
 	if f.recordTrace != "" {
 		fh, err := os.OpenFile(f.recordTrace, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
@@ -145,7 +155,7 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 			}
 			m.ObserveDecision(string(d.Verdict), reasons...)
 		},
-		metrics: m, health: health, snap: snap,
+		metrics: m, health: health, snap: snap, lamps: lamps,
 	}
 	if f.onDecision != nil {
 		inner := tbl.onDecide

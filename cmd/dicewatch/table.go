@@ -56,6 +56,19 @@ type table struct {
 	health   *ops.Health
 	snap     *ops.Snapshot
 	cameraUp atomic.Bool
+	lamps    *sensors.Lamps
+	lastDec  rules.Decision
+}
+
+// showLamps drives the table's lamps from the last decision and the faults.
+func (t *table) showLamps() {
+	if t.lamps == nil {
+		return
+	}
+	faulted := !t.cameraUp.Load() || t.tr.Faulted()
+	if err := t.lamps.Show(sensors.StateFor(t.lastDec, faulted, t.tr.Busy())); err != nil {
+		t.log.Warn("lamps", "err", err)
+	}
 }
 
 // stateBody is the retained game state published after every decision.
@@ -107,6 +120,7 @@ func (t *table) vision(ev vision.Event, replay *sensors.Replay, sensorEvent func
 				t.health.Fault(what, ev.Fault.Err.Error())
 			}
 			t.cameraUp.Store(false)
+			t.showLamps()
 			t.log.Error("fault", "what", what, "err", ev.Fault.Err)
 			return t.event(map[string]any{"type": "fault", "what": what, "state": "raised", "detail": ev.Fault.Err.Error()})
 		}
@@ -118,6 +132,7 @@ func (t *table) vision(ev vision.Event, replay *sensors.Replay, sensorEvent func
 			t.health.OK(ops.ComponentCalibration)
 		}
 		t.log.Info("fault cleared", "what", what)
+		t.showLamps()
 		return t.event(map[string]any{"type": "fault", "what": what, "state": "cleared"})
 	}
 	if ev.Obs == nil {
@@ -171,7 +186,28 @@ func (t *table) frame(o tracker.Observation) error {
 }
 
 func (t *table) sensor(e sensors.Event) error {
-	return t.decideAll(t.tr.Sensor(e))
+	if t.metrics != nil {
+		t.metrics.SetSensor(e.Name, e.Active, false)
+	}
+	if e.Kind != sensors.KindEdge {
+		// Faults are never silent: journalled, published on event, counted.
+		t.log.Warn("sensor fault", "input", e.Name, "role", e.Role, "kind", e.Kind)
+		if t.metrics != nil {
+			switch e.Kind {
+			case sensors.KindStuckCleared, sensors.KindChatterClear, sensors.KindDisconnectedClear:
+				t.metrics.ClearSensorFault(e.Name)
+			default:
+				t.metrics.SensorFault(e.Name, string(e.Kind))
+			}
+		}
+		if err := t.event(map[string]any{"type": "sensor_fault", "input": e.Name, "role": string(e.Role),
+			"kind": string(e.Kind), "t_ms": e.AtMS}); err != nil {
+			return err
+		}
+	}
+	out := t.tr.Sensor(e)
+	t.showLamps()
+	return t.decideAll(out)
 }
 
 func (t *table) tick(ms int64) error {
@@ -222,6 +258,8 @@ func (t *table) decide(th rules.Throw) error {
 	if t.onDecide != nil {
 		t.onDecide(th, d)
 	}
+	t.lastDec = d
+	t.showLamps()
 	if t.notify != nil {
 		t.notify()
 	}

@@ -51,7 +51,7 @@ func recoveryErrors(truth, got *calibration.Calibration) (rmsMM, cornerMM float6
 // 1 mm RMS across the table and 2 mm at the corners.
 func TestRecoveryPerMethod(t *testing.T) {
 	templates := calibration.TemplateNames()
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		templates = []string{calibration.TemplateCraps12}
 	}
 	for _, name := range templates {

@@ -56,6 +56,11 @@ type track struct {
 	moving, large  bool
 	seen           bool
 	inX, inY       float64 // inward normal of the edge it entered over
+	area           int
+	// grewMS/grewFrame: when its blob grew by another die entering behind
+	// it (a die that later splits off takes this as its first appearance).
+	grewMS    int64
+	grewFrame int
 }
 
 // New returns a Tracker. Its working buffers are sized on the first frame.
@@ -347,6 +352,12 @@ func (t *Tracker) associate(idx int, atMS int64, res *Result) []Exit {
 		tr.moving, tr.large = b.moving, b.area > t.bigPx
 		tr.miss = 0
 		tr.age++
+		// A young blob near its entry edge that suddenly grows has taken
+		// in another die coming over the edge behind it.
+		if tr.age <= 6 && 5*b.area >= 8*tr.area && t.nearBorder(b.box, int(10*t.dieW)) {
+			tr.grewMS, tr.grewFrame = atMS, idx
+		}
+		tr.area = b.area
 	}
 	// A track whose die is hidden inside another blob (dice touching, a
 	// hand over them) is kept where it is.
@@ -354,11 +365,17 @@ func (t *Tracker) associate(idx int, atMS int64, res *Result) []Exit {
 		if tr.seen {
 			continue
 		}
+		px, py := tr.cx+tr.vx, tr.cy+tr.vy
+		if tr.age == 0 {
+			px, py = tr.cx+tr.inX*6*t.dieW, tr.cy+tr.inY*6*t.dieW
+		}
 		for bi := range t.blobs {
 			b := &t.blobs[bi]
-			if image.Pt(int(tr.cx), int(tr.cy)).In(b.box.Inset(-int(math.Ceil(t.dieW)))) {
+			grown := b.box.Inset(-int(math.Ceil(t.dieW)))
+			if image.Pt(int(tr.cx), int(tr.cy)).In(grown) || image.Pt(int(px), int(py)).In(grown) {
 				tr.seen, tr.miss, tr.moving = true, 0, b.moving
-				tr.vx, tr.vy = 0, 0
+				tr.vx, tr.vy = b.cx-tr.cx, b.cy-tr.cy
+				tr.cx, tr.cy, tr.box = b.cx, b.cy, b.box
 				tr.age++
 				break
 			}
@@ -393,7 +410,7 @@ func (t *Tracker) associate(idx int, atMS int64, res *Result) []Exit {
 		if b.used || t.phase == Rested {
 			continue // after rest, new blobs are hands and sticks, not dice
 		}
-		tr := &track{id: t.nextID, cx: b.cx, cy: b.cy, box: b.box, firstMS: atMS, firstFrame: idx,
+		tr := &track{id: t.nextID, cx: b.cx, cy: b.cy, box: b.box, area: b.area, firstMS: atMS, firstFrame: idx,
 			moving: b.moving, large: b.area > t.bigPx, seen: true}
 		m := int(math.Ceil(t.dieW))
 		if t.nearBorder(b.box, 10*m) {
@@ -404,8 +421,15 @@ func (t *Tracker) associate(idx int, atMS int64, res *Result) []Exit {
 		if !t.nearBorder(b.box, m) {
 			grown := b.box.Inset(-2 * m)
 			for _, o := range t.tracks {
-				if o.box.Overlaps(grown) && o.firstFrame < tr.firstFrame {
-					tr.firstMS, tr.firstFrame = o.firstMS, o.firstFrame
+				if !o.box.Overlaps(grown) {
+					continue
+				}
+				ms, f := o.firstMS, o.firstFrame
+				if o.grewFrame > f {
+					ms, f = o.grewMS, o.grewFrame
+				}
+				if f < tr.firstFrame {
+					tr.firstMS, tr.firstFrame = ms, f
 				}
 			}
 		}

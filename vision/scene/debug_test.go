@@ -2,6 +2,7 @@ package scene
 
 import (
 	"image"
+	"image/color"
 	"os"
 	"testing"
 
@@ -45,4 +46,23 @@ func TestDebugDump(t *testing.T) {
 
 func itoa(i int) string {
 	return string(rune('0'+i/1000%10)) + string(rune('0'+i/100%10)) + string(rune('0'+i/10%10)) + string(rune('0'+i%10))
+}
+
+func TestDebugStills(t *testing.T) {
+	dir := os.Getenv("SCENE_DUMP")
+	if dir == "" {
+		t.Skip("set SCENE_DUMP=dir")
+	}
+	for seed := int64(1); seed <= 8; seed++ {
+		m, tr, err := Still(seed, StillOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range tr.Dice {
+			gocv.Rectangle(&m, image.Rect(d.Box[0], d.Box[1], d.Box[2], d.Box[3]), color.RGBA{255, 0, 255, 255}, 1)
+		}
+		gocv.IMWrite(dir+"/still_"+itoa(int(seed))+".png", m)
+		m.Close()
+		t.Logf("%d: %s tilt %.0f edge %.0f blur %.1f noise %.1f q %d dice %d", seed, tr.Background, tr.CameraTiltDeg, tr.EdgePx, tr.Blur, tr.Noise, tr.JPEGQuality, len(tr.Dice))
+	}
 }

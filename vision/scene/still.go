@@ -149,7 +149,7 @@ func StillJPEG(seed int64, opt StillOptions) ([]byte, StillTruth, error) {
 		return nil, tr, err
 	}
 	v := &view{cam: cam, toImg: toImg, toTab: toTab}
-	camR := rotX(-tilt * math.Pi / 180)
+	camR := rotX(tilt * math.Pi / 180)
 
 	// background
 	bgKinds := []string{"felt", "white_board", "grey_tray", "wood", "dark_cloth"}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package calibview
+
+const raceEnabled = false
