@@ -121,7 +121,8 @@ type Calibration struct {
 	// to the calibration file.
 	Background string `yaml:"background,omitempty"`
 
-	inv [9]float64
+	inv  [9]float64
+	hash string // cached by Validate
 }
 
 // ErrInvalid is wrapped by every validation error.
@@ -216,6 +217,7 @@ func (c *Calibration) Validate() error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("calibration: %w: "+format, append([]any{ErrInvalid}, a...)...)
 	}
+	c.hash = ""
 	if c.Version != Version {
 		return bad("version: got %d, want %d", c.Version, Version)
 	}
@@ -302,6 +304,7 @@ func (c *Calibration) Validate() error {
 	if math.IsNaN(px) || px < 3 || px > short/4 {
 		return bad("die.edge_mm: a %g mm die would be %.1f px at the image centre (plausible: 3..%.0f px); check die.edge_mm and the homography", c.Die.EdgeMM, px, short/4)
 	}
+	c.hash = c.computeHash()
 	return nil
 }
 
@@ -446,7 +449,15 @@ func (c *Calibration) CheckResolution(w, h int) error {
 // Hash is the calibration's content identity, stored with every decision:
 // the first 8 bytes of the SHA-256 of its canonical YAML encoding, in hex.
 // Comments and formatting of the file do not change it; any value does.
+// Validate caches it (call Validate again after changing a field).
 func (c *Calibration) Hash() string {
+	if c.hash != "" {
+		return c.hash
+	}
+	return c.computeHash()
+}
+
+func (c *Calibration) computeHash() string {
 	b, _ := yaml.Marshal(c)
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:8])

@@ -312,3 +312,54 @@ func TestTLSWithClientCertificate(t *testing.T) {
 		j.Close()
 	}
 }
+
+// TestStartsWhileBrokerDown: the daemon starts with the broker down, keeps
+// journalling, and delivers everything once the broker comes up.
+func TestStartsWhileBrokerDown(t *testing.T) {
+	b := mqtttest.StartBroker(t)
+	sub := mqtttest.Subscribe(t, b.URL(), mqtttest.SubscriberOptions{ClientID: "late-broker-sub"}, "dicewatch/t1/roll")
+	b.Stop()
+	r := startRig(t, testConfig(b.URL(), t.TempDir()), t.TempDir(), nil)
+	r.appendRolls(25)
+	if r.p.Connected() || r.p.Acked() != 0 {
+		t.Fatalf("connected %v acked %d with the broker down", r.p.Connected(), r.p.Acked())
+	}
+	b.Restart()
+	msgs := sub.Wait(30*time.Second, func(m []mqtttest.Message) bool { return mqtttest.CheckSequence(m, 1, 25) == "" })
+	validateAll(t, msgs)
+}
+
+// TestRetainedRepublishedAfterBrokerLosesThem: a broker without
+// persistence is killed and restarted, losing its retained messages; the
+// publisher republishes status and the newest state on reconnect.
+func TestRetainedRepublishedAfterBrokerLosesThem(t *testing.T) {
+	b := mqtttest.StartBroker(t, mqtttest.WithoutPersistence())
+	cfg := testConfig(b.URL(), t.TempDir())
+	cfg.ResendOnReconnect = 1 // only the last record is re-sent: state must come from the republish
+	r := startRig(t, cfg, t.TempDir(), nil)
+	if _, err := r.j.Append("state", testNow, map[string]any{"phase": "point", "point": 8}); err != nil {
+		t.Fatal(err)
+	}
+	r.appendRolls(5)
+	first := mqtttest.Subscribe(t, b.URL(), mqtttest.SubscriberOptions{}, "dicewatch/t1/roll")
+	_ = first
+	for r.p.Acked() < 6 {
+		<-r.j.Changed() // wait for the next change; acked catches up as the publisher streams
+		if r.p.Acked() >= 6 {
+			break
+		}
+		r.appendRolls(1)
+	}
+	b.Kill()
+	b.Restart()
+	late := mqtttest.Subscribe(t, b.URL(), mqtttest.SubscriberOptions{}, "dicewatch/t1/status", "dicewatch/t1/state")
+	msgs := late.Wait(20*time.Second, func(m []mqtttest.Message) bool {
+		var state, status bool
+		for _, x := range m {
+			state = state || (x.Retained && x.Topic == "dicewatch/t1/state" && x.Seq == 1)
+			status = status || (x.Retained && x.Topic == "dicewatch/t1/status" && strings.Contains(string(x.Payload), `"online"`))
+		}
+		return state && status
+	})
+	validateAll(t, msgs)
+}

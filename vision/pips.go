@@ -273,7 +273,7 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 			debugGridAdd(s)
 		}
 	case lv != tv:
-		debugStat("disagree")
+		debugStat(fmt.Sprintf("disagree l=%d t=%d", lv, tv))
 		if debugKind == "disagree" {
 			debugGridAdd(s)
 		}

@@ -214,6 +214,7 @@ func RunCalibrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 				rel = bgPath
 			}
 			c.Background = rel
+			err = c.Validate() // refreshes the hash
 		}
 		ovPath := *overlay
 		if ovPath == "" {
