@@ -30,6 +30,13 @@ import (
 // Version is the calibration file format version this build reads.
 const Version = 1
 
+// Limits that keep validation cheap on any input.
+const (
+	maxZones         = 64
+	maxPolygonPoints = 512
+	maxRefPoints     = 4096
+)
+
 // DefaultMaxErrorMM is the reprojection error limit used when a file's
 // reference.max_error_mm is not set.
 const DefaultMaxErrorMM = 3.0
@@ -255,8 +262,17 @@ func (c *Calibration) Validate() error {
 	if err := checkPolygon(c.TablePolygon); err != nil {
 		return bad("table_polygon: %v", err)
 	}
+	if len(c.TablePolygon) > maxPolygonPoints {
+		return bad("table_polygon: %d points, at most %d", len(c.TablePolygon), maxPolygonPoints)
+	}
+	if len(c.Zones) > maxZones {
+		return bad("zones: %d zones, at most %d", len(c.Zones), maxZones)
+	}
 	table := openPolygon(c.TablePolygon)
 	for i, z := range c.Zones {
+		if len(z.Polygon) > maxPolygonPoints {
+			return bad("zones[%d] (%s).polygon: %d points, at most %d", i, z.Name, len(z.Polygon), maxPolygonPoints)
+		}
 		if len(z.Polygon) < 3 {
 			return bad("zones[%d] (%s): polygon needs at least 3 points", i, z.Name)
 		}
@@ -352,11 +368,17 @@ func (c *Calibration) validateReference() error {
 			return fmt.Errorf("reference.chessboard.%v", err)
 		}
 	}
+	if len(r.Points) > maxRefPoints {
+		return fmt.Errorf("reference.points: %d given, at most %d", len(r.Points), maxRefPoints)
+	}
 	for i, p := range r.Points {
 		for _, v := range []float64{p.Px[0], p.Px[1], p.MM[0], p.MM[1]} {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return fmt.Errorf("reference.points[%d]: not finite", i)
 			}
+		}
+		if p.Px[0] < 0 || p.Px[1] < 0 || p.Px[0] > float64(c.Camera.Width) || p.Px[1] > float64(c.Camera.Height) {
+			return fmt.Errorf("reference.points[%d].px: (%g, %g) is outside the %dx%d image", i, p.Px[0], p.Px[1], c.Camera.Width, c.Camera.Height)
 		}
 	}
 	if len(r.Points) < 4 {

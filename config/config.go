@@ -84,6 +84,11 @@ type Throw struct {
 // Journal is the durable log's settings.
 type Journal struct {
 	Dir string `yaml:"dir"`
+	// MaxMB bounds the journal's size on disk; the oldest segments are
+	// dropped, but never before the broker has acknowledged them (0: no limit).
+	MaxMB int `yaml:"max_mb"`
+	// MaxAgeDays drops segments older than this, once delivered (0: no limit).
+	MaxAgeDays int `yaml:"max_age_days"`
 }
 
 // HTTP is the operations endpoint.
@@ -160,6 +165,9 @@ func Parse(path string, b []byte) (*Config, error) {
 	}
 	c.defaults()
 	for _, p := range c.validate() {
+		if _, set := lines.byPath[p.key]; !set && (p.key == "mqtt.table" || p.key == "mqtt.client_id") {
+			continue // derived from table, whose own problem is reported
+		}
 		if ln, ok := lines.byPath[p.key]; ok {
 			problems = append(problems, fmt.Sprintf("line %d: %s: %s", ln, p.key, p.msg))
 		} else {
@@ -289,6 +297,14 @@ func (c *Config) validate() []problem {
 	}
 	if c.Journal.Dir == "" {
 		add("journal.dir", "is required")
+	}
+	if c.Journal.MaxMB < 0 || c.Journal.MaxMB > 1<<20 {
+		add("journal.max_mb", "%d is out of range 0..1048576", c.Journal.MaxMB)
+	} else if c.Journal.MaxMB > 0 && c.Journal.MaxMB < 64 {
+		add("journal.max_mb", "%d is too small: at least 64 (a day of decisions with snapshots)", c.Journal.MaxMB)
+	}
+	if c.Journal.MaxAgeDays < 0 || c.Journal.MaxAgeDays > 3650 {
+		add("journal.max_age_days", "%d is out of range 0..3650", c.Journal.MaxAgeDays)
 	}
 	for _, p := range c.MQTT.Problems() {
 		add(p.Key, "%s", p.Msg)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
@@ -41,6 +42,9 @@ type Publisher struct {
 	saved   uint64 // acked as last persisted
 	conn    bool
 	runCtx  context.Context
+
+	// sessions counts connections that got as far as streaming records.
+	sessions atomic.Uint64
 }
 
 // cursorFile is the name of the acknowledged-seq cursor in StateDir.
@@ -270,6 +274,7 @@ func (p *Publisher) session(ctx context.Context) (connected bool, err error) {
 			}
 		}
 	}
+	p.sessions.Add(1)
 	p.log.Info("connected", "broker", p.cfg.Broker, "client_id", p.cfg.ClientID, "session_present", sessionPresent, "acked", acked, "resend_from", start)
 
 	r := p.j.Reader(start)

@@ -329,6 +329,22 @@ func TestStartsWhileBrokerDown(t *testing.T) {
 	validateAll(t, msgs)
 }
 
+// waitFor polls cond until it holds, failing the test after limit.
+func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-deadline.C:
+			t.Fatalf("timed out waiting for %s", what)
+		case <-tick.C:
+		}
+	}
+}
+
 // TestRetainedRepublishedAfterBrokerLosesThem: a broker without
 // persistence is killed and restarted, losing its retained messages; the
 // publisher republishes status and the newest state on reconnect.
@@ -341,19 +357,12 @@ func TestRetainedRepublishedAfterBrokerLosesThem(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.appendRolls(5)
-	first := mqtttest.Subscribe(t, b.URL(), mqtttest.SubscriberOptions{}, "dicewatch/t1/roll")
-	_ = first
-	for r.p.Acked() < 6 {
-		<-r.j.Changed() // wait for the next change; acked catches up as the publisher streams
-		if r.p.Acked() >= 6 {
-			break
-		}
-		r.appendRolls(1)
-	}
+	waitFor(t, 10*time.Second, "all 6 acknowledged", func() bool { return r.p.Acked() == 6 })
 	b.Kill()
 	b.Restart()
+	waitFor(t, 10*time.Second, "the second session", func() bool { return r.p.sessions.Load() >= 2 })
 	late := mqtttest.Subscribe(t, b.URL(), mqtttest.SubscriberOptions{}, "dicewatch/t1/status", "dicewatch/t1/state")
-	msgs := late.Wait(20*time.Second, func(m []mqtttest.Message) bool {
+	msgs := late.Wait(10*time.Second, func(m []mqtttest.Message) bool {
 		var state, status bool
 		for _, x := range m {
 			state = state || (x.Retained && x.Topic == "dicewatch/t1/state" && x.Seq == 1)

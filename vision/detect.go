@@ -193,7 +193,8 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		minArea = int(0.2 * s0 * s0)
 	}
 	var cands []candidate
-	var seen []int32
+	seen := r.seen
+	defer func() { r.seen = seen }()
 	for i := 1; i < n; i++ {
 		area := int(stats[5*i+4])
 		if area < minArea {
@@ -221,7 +222,6 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			t = 0.3 * s0
 		}
 		cores := findCores(lab, dist, w, bb, int32(i), float32(t), &seen)
-		debugf("comp %d area %d bb %v maxD %.1f cores %d", i, area, bb, maxD, len(cores))
 		for _, core := range cores {
 			c := rectOf(core)
 			c.w += 2 * t
@@ -246,19 +246,10 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	// Without a known size, keep candidates near the typical size.
 	est := sFull
 	if est <= 0 {
-		var edges []float64
-		for _, c := range cands {
-			if math.Min(c.w, c.h)/math.Max(c.w, c.h) > 0.75 {
-				edges = append(edges, c.edge)
-			}
-		}
-		if len(edges) == 0 {
+		if est = medianSquareEdge(cands); est <= 0 {
 			return nil, nil
 		}
-		sort.Float64s(edges)
-		est = edges[len(edges)/2]
 	}
-	debugf("cands %d est %.1f", len(cands), est)
 	out := cands[:0]
 	for _, c := range cands {
 		e := est
@@ -520,4 +511,30 @@ func topFace(c candidate, ocx, ocy float64) candidate {
 	c.w, c.h = short, short
 	c.edge = short
 	return c
+}
+
+// medianSquareEdge is the area-weighted median edge of the square-looking
+// candidates (so specks of texture do not outvote the dice), or 0 when
+// there are none.
+func medianSquareEdge(cands []candidate) float64 {
+	var edges []float64
+	var total float64
+	for _, c := range cands {
+		if math.Min(c.w, c.h)/math.Max(c.w, c.h) > 0.75 {
+			edges = append(edges, c.edge)
+			total += c.edge * c.edge
+		}
+	}
+	if len(edges) == 0 {
+		return 0
+	}
+	sort.Float64s(edges)
+	var acc float64
+	for _, e := range edges {
+		acc += e * e
+		if acc >= total/2 {
+			return e
+		}
+	}
+	return edges[len(edges)-1]
 }

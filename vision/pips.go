@@ -1,7 +1,6 @@
 package vision
 
 import (
-	"fmt"
 	"math"
 	"sync"
 )
@@ -250,8 +249,6 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 		}
 	}
 
-	debugPatch(s)
-	debugf("centres %v junk %v ncc %v", centres, junk, bestPer)
 	lv, lscore, fit := matchLayout(centres)
 	if lv > 0 {
 		// A pip-like response where the layout has no pip: a pip was
@@ -260,25 +257,10 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 	}
 
 	out := faceValue{blobs: len(centres), tmpl: tv, c: c}
-	debugf("lv %d lscore %.2f tv %d best %.2f second %.2f junk %v", lv, lscore, tv, bestPer[tv], second, junk)
 	nccScore := math.Min(clamp((bestPer[tv]-0.25)/0.25, 0, 1), clamp((bestPer[tv]-second)/0.05, 0, 1))
 	score := math.Min(nccScore, lscore)
 	if junk {
 		score *= 0.5
-	}
-	switch {
-	case lv == 0:
-		debugStat(fmt.Sprintf("nolayout blobs=%d", len(centres)))
-		if debugKind == "nolayout" {
-			debugGridAdd(s)
-		}
-	case lv != tv:
-		debugStat(fmt.Sprintf("disagree l=%d t=%d", lv, tv))
-		if debugKind == "disagree" {
-			debugGridAdd(s)
-		}
-	case score < 0.5:
-		debugStat(fmt.Sprintf("lowscore l=%.1f n=%.1f", lscore, nccScore))
 	}
 	if lv == tv && lv > 0 {
 		out.value = lv
@@ -380,6 +362,11 @@ func (s *faceScratch) blobs() (centres [][2]float64, junk bool) {
 			s.bin[y*faceN+x] = s.dog[y*faceN+x] > thr
 		}
 	}
+	return s.components()
+}
+
+// components labels s.bin and returns the centres of its pip-like blobs.
+func (s *faceScratch) components() (centres [][2]float64, junk bool) {
 	var next int16
 	s.found = s.found[:0]
 	for start := range s.bin {

@@ -177,7 +177,6 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 		d.CX, d.CY = c.cx+float64(roi.Min.X), c.cy+float64(roi.Min.Y)
 		d.EdgePx = c.edge
 		d.Box = c.box().Add(roi.Min).Intersect(roi)
-		debugf("face at %.0f,%.0f edge %.1f: %+v", c.cx, c.cy, c.edge, fv)
 		d.Confidence = fv.conf
 		if fv.value > 0 && fv.conf >= r.opts.MinConfidence {
 			d.Value = fv.value

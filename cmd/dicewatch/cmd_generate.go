@@ -12,6 +12,7 @@ import (
 // cmdGenerate renders a deterministic throw session with ground truth:
 //
 //	dicewatch generate --out DIR --throws N --seed S [--width W --height H --fps F] [--kinds valid,off_table,...]
+//	dicewatch generate --out DIR --stills N --seed S   (still scenes for the reader: still_SEED.jpg + stills.jsonl)
 func cmdGenerate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -26,6 +27,8 @@ func cmdGenerate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	noise := fs.Float64("noise", 0, "camera noise sigma in grey levels (0: default 2; negative: none)")
 	flicker := fs.Float64("flicker", 0, "lighting flicker amplitude (0: default 0.015; negative: none)")
 	drop := fs.Float64("drop-rate", 0, "chance a frame is lost (0: default 1/400; negative: none)")
+	stills := fs.Int("stills", 0, "instead of a session, render this many still scenes (640x640 unless --still-size) with seeds S..S+N-1")
+	stillSize := fs.Int("still-size", 640, "width and height of still scenes")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -33,6 +36,15 @@ func cmdGenerate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "generate: --out DIR is required and no positional arguments are taken")
 		fs.Usage()
 		return 2
+	}
+	if *stills > 0 {
+		start := time.Now()
+		if err := scene.WriteStills(*out, *seed, *stills, scene.StillOptions{Width: *stillSize, Height: *stillSize}); err != nil {
+			fmt.Fprintln(stderr, "generate:", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "generate: %d still scenes (seeds %d..%d) into %s in %.1f s\n", *stills, *seed, *seed+int64(*stills)-1, *out, time.Since(start).Seconds())
+		return 0
 	}
 	ks, err := scene.ParseKinds(*kinds)
 	if err != nil {

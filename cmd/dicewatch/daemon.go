@@ -59,7 +59,11 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		return fmt.Errorf("calibration %s is for %dx%d but camera is configured %dx%d",
 			cfg.Calibration, cal.Camera.Width, cal.Camera.Height, cfg.Camera.Width, cfg.Camera.Height)
 	}
-	j, err := journal.Open(cfg.Journal.Dir, journal.Options{Logger: log.With("component", "journal")})
+	j, err := journal.Open(cfg.Journal.Dir, journal.Options{
+		Logger:   log.With("component", "journal"),
+		MaxBytes: int64(cfg.Journal.MaxMB) << 20,
+		MaxAge:   time.Duration(cfg.Journal.MaxAgeDays) * 24 * time.Hour,
+	})
 	if err != nil {
 		return err
 	}
@@ -274,6 +278,7 @@ func readiness(ctx context.Context, tableID string, pub publisher, j *journal.Jo
 	t := time.NewTicker(250 * time.Millisecond)
 	defer t.Stop()
 	ready := false
+	lastPrune := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
@@ -290,6 +295,12 @@ func readiness(ctx context.Context, tableID string, pub publisher, j *journal.Jo
 		}
 		if backlog := j.LastSeq() - pub.Acked(); pub.Acked() <= j.LastSeq() {
 			m.JournalBacklog.Set(float64(backlog))
+		}
+		if time.Since(lastPrune) > time.Hour {
+			lastPrune = time.Now()
+			if err := j.Prune(); err != nil {
+				log.Warn("journal retention", "err", err)
+			}
 		}
 		if !ready && connected && tbl.cameraUp.Load() {
 			ready = true

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dicewatch/dicewatch/journal"
+	"github.com/dicewatch/dicewatch/mqtt"
 	"github.com/dicewatch/dicewatch/ops"
 	"github.com/dicewatch/dicewatch/rules"
 	"github.com/dicewatch/dicewatch/sensors"
@@ -58,6 +59,10 @@ type table struct {
 	cameraUp atomic.Bool
 	lamps    *sensors.Lamps
 	lastDec  rules.Decision
+	// pendingSnap is the annotated deciding frame of the open throw; it is
+	// journalled (and published on snapshot) with the decision's id.
+	pendingSnap  []byte
+	snapW, snapH int
 }
 
 // showLamps drives the table's lamps from the last decision and the faults.
@@ -160,8 +165,11 @@ func (t *table) vision(ev vision.Event, replay *sensors.Replay, sensorEvent func
 			t.metrics.ObserveStage(ops.StageRead, ev.Timing.Read)
 		}
 	}
-	if len(ev.Snapshot) > 0 && t.snap != nil {
-		t.snap.Set(ev.Snapshot, time.Now())
+	if len(ev.Snapshot) > 0 {
+		if t.snap != nil {
+			t.snap.Set(ev.Snapshot, time.Now())
+		}
+		t.pendingSnap, t.snapW, t.snapH = ev.Snapshot, ev.Frame.Width, ev.Frame.Height
 	}
 	if o.AtRest || o.Clear || len(o.Exits) > 0 || len(o.Appeared) > 0 {
 		t.log.Debug("frame", "t_ms", o.AtMS, "motion", o.Motion, "present", o.Present, "appeared", len(o.Appeared),
@@ -242,6 +250,12 @@ func (t *table) decide(th rules.Throw) error {
 		return fmt.Errorf("journal %s: %w", kind, err)
 	}
 	t.decided++
+	if len(t.pendingSnap) > 0 {
+		if _, err := t.j.Append("snapshot", t.now(), mqtt.NewSnapshot(rec, t.pendingSnap, t.snapW, t.snapH)); err != nil {
+			return fmt.Errorf("journal snapshot: %w", err)
+		}
+		t.pendingSnap = nil
+	}
 	if t.profile.Game == rules.Craps {
 		next, outcome, err := t.craps.Apply(d, t.profile)
 		if err != nil {

@@ -99,10 +99,12 @@ type Config struct {
 }
 
 func (c *Config) defaults(w, h int) {
-	if c.ROI.Empty() {
+	// A region that misses the frame (a calibration for another camera
+	// size) falls back to the whole frame rather than to nothing.
+	c.ROI = c.ROI.Intersect(image.Rect(0, 0, w, h))
+	if c.ROI.Dx() < 8 || c.ROI.Dy() < 8 {
 		c.ROI = image.Rect(0, 0, w, h)
 	}
-	c.ROI = c.ROI.Intersect(image.Rect(0, 0, w, h))
 	if c.DiePx <= 0 {
 		c.DiePx = 16
 	}

@@ -91,3 +91,18 @@ func TestUpdateIgnoresUnusableFrames(t *testing.T) {
 		}
 	}
 }
+
+// A camera that comes back at another size restarts the tracker instead of
+// reading outside its buffers.
+func TestFrameSizeChange(t *testing.T) {
+	tr := New(Config{ROI: image.Rect(100, 100, 300, 200)})
+	defer tr.Close()
+	for i, sz := range [][2]int{{320, 240}, {320, 240}, {160, 120}, {160, 120}, {640, 480}} {
+		m := gocv.NewMatWithSize(sz[1], sz[0], gocv.MatTypeCV8UC3)
+		r := tr.Update(m, int64(i)*33)
+		m.Close()
+		if r.Motion || r.Phase != Idle {
+			t.Errorf("frame %d (%dx%d): %+v", i, sz[0], sz[1], r)
+		}
+	}
+}

@@ -240,6 +240,9 @@ func TestSceneThrows(t *testing.T) {
 	if 100*rep.exitsOK < 99*rep.exits {
 		t.Errorf("exits with the right zone %d/%d, want >= 99%%", rep.exitsOK, rep.exits)
 	}
+	if rep.started != rep.throws {
+		t.Errorf("%d throws started for %d thrown (a stick or hand must not start one)", rep.started, rep.throws)
+	}
 	if rep.firstOK != rep.dice {
 		t.Errorf("first appearance within one frame for %d/%d dice", rep.firstOK, rep.dice)
 	}

@@ -12,8 +12,10 @@ import (
 // frame to Update in order, and Close it to release its Mats.
 type Tracker struct {
 	cfg    Config
-	ready  bool // sized to the first frame
-	w, h   int  // working image size
+	orig   Config // as given, before defaults
+	fw, fh int    // frame size the buffers are made for
+	ready  bool   // sized to the first frame
+	w, h   int    // working image size
 	dieW   float64
 	minPx  int // smallest blob that is a die candidate (working px)
 	bigPx  int // blobs above this are Large
@@ -65,7 +67,7 @@ type track struct {
 
 // New returns a Tracker. Its working buffers are sized on the first frame.
 func New(cfg Config) *Tracker {
-	return &Tracker{cfg: cfg, phase: Idle}
+	return &Tracker{cfg: cfg, orig: cfg, phase: Idle}
 }
 
 // Phase is the tracker's phase after the last Update.
@@ -84,6 +86,7 @@ func (t *Tracker) Close() error {
 }
 
 func (t *Tracker) init(frame gocv.Mat) {
+	t.fw, t.fh = frame.Cols(), frame.Rows()
 	t.cfg.defaults(frame.Cols(), frame.Rows())
 	r, s := t.cfg.ROI, t.cfg.Scale
 	t.w, t.h = max(1, r.Dx()/s), max(1, r.Dy()/s)
@@ -104,6 +107,10 @@ func (t *Tracker) init(frame gocv.Mat) {
 // SetBackground makes frame the model of the empty table (for example a
 // frame saved at calibration). Without it, the first frame is the model.
 func (t *Tracker) SetBackground(frame gocv.Mat) {
+	if t.ready && (frame.Cols() != t.fw || frame.Rows() != t.fh) {
+		t.Close()
+		t.cfg = t.orig
+	}
 	if !t.ready {
 		t.init(frame)
 	}
@@ -140,6 +147,12 @@ func (t *Tracker) Update(frame gocv.Mat, atMS int64) Result {
 	if frame.Empty() || frame.Channels() != 3 {
 		res.Phase = t.phase
 		return res
+	}
+	if t.ready && (frame.Cols() != t.fw || frame.Rows() != t.fh) {
+		// The camera came back at another size: start over.
+		t.Close()
+		t.cfg, t.phase, t.tracks = t.orig, Idle, nil
+		res.Clear = true
 	}
 	if !t.ready || t.bg8.Empty() {
 		t.SetBackground(frame)

@@ -54,3 +54,20 @@ func BenchmarkEncode1080(b *testing.B) {
 		buf.Close()
 	}
 }
+
+// BenchmarkGenerateDemo renders the demo's session (12 throws at
+// 1920x1080, scripts/demo.sh's kinds) to a temporary directory. Run it with
+// -benchtime 1x: one op is the whole session.
+func BenchmarkGenerateDemo(b *testing.B) {
+	ks, err := ParseKinds("valid,valid,off_table,valid,in_bowl,valid,on_bank,valid,in_rail,valid,cocked,valid")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < b.N; i++ {
+		m, err := Generate(b.TempDir(), Config{Seed: 7, Throws: 12, Kinds: ks, Camera: DefaultCamera()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(m.Frames), "frames")
+	}
+}

@@ -32,6 +32,16 @@ func TestNoMatLeaks(t *testing.T) {
 	}
 	img.Close()
 	s.Close()
+	for seed := int64(0); seed < 20; seed++ {
+		m, _, err := Still(seed, StillOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Close()
+	}
+	if err := WriteStills(t.TempDir(), 100, 3, StillOptions{Width: 320, Height: 320}); err != nil {
+		t.Fatal(err)
+	}
 	if got := gocv.MatProfile.Count(); got != start {
 		t.Errorf("Mat count %d after generating, started at %d", got, start)
 	}

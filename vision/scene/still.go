@@ -5,6 +5,8 @@ import (
 	"image"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 
 	"gocv.io/x/gocv"
 )
@@ -160,7 +162,7 @@ func StillJPEG(seed int64, opt StillOptions) ([]byte, StillTruth, error) {
 	if err != nil {
 		return nil, tr, fmt.Errorf("scene: still: %w", err)
 	}
-	walls := stillBackground(&m, buf, v, tr.Background, rng, seed)
+	walls, surface := stillBackground(&m, buf, v, tr.Background, rng, seed)
 	for _, wr := range walls {
 		a := image.Pt(int(math.Round(wr[0])), int(math.Round(wr[1])))
 		b := image.Pt(int(math.Round(wr[2])), int(math.Round(wr[3])))
@@ -169,7 +171,8 @@ func StillJPEG(seed int64, opt StillOptions) ([]byte, StillTruth, error) {
 		tr.Walls = append(tr.Walls, image.Rect(int(x0), int(y0), int(x1), int(y1)))
 	}
 	// the usable floor, in mm, inside any walls
-	fx0, fy0, fx1, fy1 := -spanX/2*0.92, -spanY/2*0.92, spanX/2*0.92, spanY/2*0.92
+	// (the picture is a trapezoid on the table: narrowest at the bottom)
+	fx0, fy0, fx1, fy1 := -spanX/2*(1-k/2)*0.9, -spanY/2*0.9, spanX/2*(1-k/2)*0.9, spanY/2*0.9
 	if len(walls) > 0 {
 		fx0, fy0, fx1, fy1 = walls[0][0], walls[0][1], walls[0][2], walls[0][3]
 	}
@@ -179,7 +182,8 @@ func StillJPEG(seed int64, opt StillOptions) ([]byte, StillTruth, error) {
 		n := 1 + rng.IntN(4)
 		for i := 0; i < n; i++ {
 			c := chipColours[rng.IntN(len(chipColours))]
-			ch := chip{X: u(fx0+chipR, fx1-chipR), Y: u(fy0+chipR, fy1-chipR), Colour: c, Stripe: stripeFor(c)}
+			ch := chip{X: u(fx0+chipR, fx1-chipR), Y: u(fy0+chipR, fy1-chipR), Colour: c, Stripe: stripeFor(c),
+				Shadow: [3]float64{surface[0] * 0.45, surface[1] * 0.45, surface[2] * 0.45}}
 			chips = append(chips, ch)
 			drawChip(&m, v, ch)
 			cx, cy := v.img(ch.X, ch.Y)
@@ -414,9 +418,13 @@ func StillJPEG(seed int64, opt StillOptions) ([]byte, StillTruth, error) {
 	}
 	tr.Noise = math.Round(u(1, 6)*10) / 10
 	for i := 0; i+2 < len(buf); i += 3 {
-		l := rng.NormFloat64() * tr.Noise
+		// luma noise plus some chroma: near-Gaussian from 16-bit uniforms
+		r := rng.Uint64()
+		l := (float64(r&0xffff)+float64((r>>16)&0xffff)+float64((r>>32)&0xffff))/65535 - 1.5
+		l *= 2 * tr.Noise
 		for c := 0; c < 3; c++ {
-			buf[i+c] = uint8(clampF(float64(buf[i+c]) + l + rng.NormFloat64()*tr.Noise*0.4 + 0.5))
+			ch := (float64((r>>(48+5*c))&0x1f)/31 - 0.5) * tr.Noise * 1.4
+			buf[i+c] = uint8(clampF(float64(buf[i+c]) + l + ch + 0.5))
 		}
 	}
 	tr.JPEGQuality = 35 + rng.IntN(61)
@@ -448,7 +456,9 @@ func stillLighting(buf []byte, w, h int, rng *rand.Rand, tr *StillTruth) {
 			add := 0.0
 			if glare {
 				dx, dy := float64(x)-gcx, float64(y)-gcy
-				add = gs * math.Exp(-(dx*dx+dy*dy)/(gr*gr))
+				if q := (dx*dx + dy*dy) / (gr * gr); q < 9 {
+					add = gs * math.Exp(-q)
+				}
 			}
 			i := 3 * (y*w + x)
 			for c := 0; c < 3; c++ {
@@ -460,7 +470,7 @@ func stillLighting(buf []byte, w, h int, rng *rand.Rand, tr *StillTruth) {
 
 // stillBackground paints the surface and returns the tray's inner floor
 // (x0, y0, x1, y1 in mm) when the scene has walls.
-func stillBackground(m *gocv.Mat, buf []byte, v *view, kind string, rng *rand.Rand, seed int64) [][4]float64 {
+func stillBackground(m *gocv.Mat, buf []byte, v *view, kind string, rng *rand.Rand, seed int64) (walls [][4]float64, surface [3]float64) {
 	w, h := v.cam.Width, v.cam.Height
 	s := uint32(seed)
 	var base [3]float64
@@ -497,8 +507,13 @@ func stillBackground(m *gocv.Mat, buf []byte, v *view, kind string, rng *rand.Ra
 			}
 		}
 	}
+	// the table box every part of which is in the picture (the picture is
+	// a trapezoid on the table when the camera is tilted)
 	x0, y0 := v.tab(0, 0)
 	x1, y1 := v.tab(float64(w), float64(h))
+	xb0, _ := v.tab(0, float64(h))
+	xb1, _ := v.tab(float64(w), 0)
+	x0, x1 = math.Max(x0, xb0), math.Min(x1, xb1)
 	switch kind {
 	case "felt":
 		// printed lines and words, as on a layout
@@ -533,7 +548,38 @@ func stillBackground(m *gocv.Mat, buf []byte, v *view, kind string, rng *rand.Ra
 			}
 			polyMM(m, v, circleMM(p[0], p[1], wall*0.3, 12), c)
 		}
-		return [][4]float64{{fx0, fy0, fx1, fy1}}
+		return [][4]float64{{fx0, fy0, fx1, fy1}}, base
 	}
-	return nil
+	return nil, base
+}
+
+// StillRecord is one line of stills.jsonl: an image file and its truth.
+type StillRecord struct {
+	Image string `json:"image"`
+	StillTruth
+}
+
+// FileStills is the truth file WriteStills writes beside the images.
+const FileStills = "stills.jsonl"
+
+// WriteStills renders n still scenes with seeds seed0..seed0+n-1 into dir
+// as still_SEED.jpg, with their truth in dir/stills.jsonl.
+func WriteStills(dir string, seed0 int64, n int, opt StillOptions) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("scene: %w", err)
+	}
+	recs := make([]StillRecord, 0, n)
+	for i := 0; i < n; i++ {
+		seed := seed0 + int64(i)
+		b, tr, err := StillJPEG(seed, opt)
+		if err != nil {
+			return err
+		}
+		name := fmt.Sprintf("still_%06d.jpg", seed)
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return fmt.Errorf("scene: %w", err)
+		}
+		recs = append(recs, StillRecord{Image: name, StillTruth: tr})
+	}
+	return writeJSONL(filepath.Join(dir, FileStills), len(recs), func(i int) any { return recs[i] })
 }

@@ -32,9 +32,9 @@ func TestStillDeterministic(t *testing.T) {
 // and about the die's size, values 1..6, every case the reader must handle
 // present somewhere, and the decoded picture the stated size.
 func TestStillTruth(t *testing.T) {
-	n := 300
+	n := 80
 	if testing.Short() {
-		n = 60
+		n = 20
 	}
 	var cocked, stacked, chips, walls, touching, tilted, styles = 0, 0, 0, 0, 0, 0, map[string]bool{}
 	for seed := int64(0); seed < int64(n); seed++ {

@@ -36,6 +36,8 @@ type chip struct {
 	Colour [3]float64
 	Stripe [3]float64
 	Bank   bool
+	// Shadow is the colour of its shadow on the surface (zero: dark felt).
+	Shadow [3]float64
 }
 
 // tableScene is the static part of a session: felt, layout, rail, bowl,
@@ -152,7 +154,15 @@ func bgr(c [3]float64) color.RGBA {
 	return color.RGBA{R: uint8(clampF(c[2])), G: uint8(clampF(c[1])), B: uint8(clampF(c[0])), A: 255}
 }
 
-func clampF(v float64) float64 { return math.Max(0, math.Min(255, v)) }
+func clampF(v float64) float64 {
+	if v < 0 {
+		return 0
+	}
+	if v > 255 {
+		return 255
+	}
+	return v
+}
 
 // renderBackground draws the empty table into a new 8UC3 Mat.
 func (t *tableScene) renderBackground(v *view, seed uint32) (gocv.Mat, error) {
@@ -361,7 +371,11 @@ func (t *tableScene) drawBowl(m *gocv.Mat, v *view) {
 }
 
 func drawChip(m *gocv.Mat, v *view, c chip) {
-	polyMM(m, v, circleMM(c.X+7, c.Y+9, chipR+2, 32), [3]float64{18, 40, 12})
+	sh := c.Shadow
+	if sh == ([3]float64{}) {
+		sh = [3]float64{18, 40, 12}
+	}
+	polyMM(m, v, circleMM(c.X+7, c.Y+9, chipR+2, 32), sh)
 	polyMM(m, v, circleMM(c.X, c.Y, chipR, 32), c.Colour)
 	// edge stripes: six inserts around the rim
 	for k := 0; k < 6; k++ {

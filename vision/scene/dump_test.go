@@ -9,7 +9,7 @@ import (
 	"gocv.io/x/gocv"
 )
 
-func TestDebugDump(t *testing.T) {
+func TestDump(t *testing.T) {
 	dir := os.Getenv("SCENE_DUMP")
 	if dir == "" {
 		t.Skip("set SCENE_DUMP=dir")
@@ -48,7 +48,7 @@ func itoa(i int) string {
 	return string(rune('0'+i/1000%10)) + string(rune('0'+i/100%10)) + string(rune('0'+i/10%10)) + string(rune('0'+i%10))
 }
 
-func TestDebugStills(t *testing.T) {
+func TestDumpStills(t *testing.T) {
 	dir := os.Getenv("SCENE_DUMP")
 	if dir == "" {
 		t.Skip("set SCENE_DUMP=dir")
