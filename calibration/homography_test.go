@@ -2,6 +2,7 @@ package calibration_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -112,4 +113,21 @@ func BenchmarkFitHomography(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+func ExampleFitHomography() {
+	// Four table corners clicked in a still, and a fifth mark as a check.
+	pairs := []calibration.Pair{
+		{Px: calibration.Point{X: 62, Y: 186}, MM: calibration.Point{X: 0, Y: 0}},
+		{Px: calibration.Point{X: 1862, Y: 204}, MM: calibration.Point{X: 3660, Y: 0}},
+		{Px: calibration.Point{X: 1826, Y: 884}, MM: calibration.Point{X: 3660, Y: 1420}},
+		{Px: calibration.Point{X: 94, Y: 902}, MM: calibration.Point{X: 0, Y: 1420}},
+	}
+	f, err := calibration.FitHomography(pairs)
+	if err != nil {
+		panic(err)
+	}
+	centre := calibration.Apply(f.H, calibration.Point{X: 960, Y: 545})
+	fmt.Printf("rms %.3f mm; image centre at (%.0f, %.0f) mm\n", f.RMSMM, centre.X, centre.Y)
+	// Output: rms 0.000 mm; image centre at (1726, 677) mm
 }

@@ -165,8 +165,8 @@ func Parse(path string, b []byte) (*Config, error) {
 	}
 	c.defaults()
 	for _, p := range c.validate() {
-		if _, set := lines.byPath[p.key]; !set && (p.key == "mqtt.table" || p.key == "mqtt.client_id") {
-			continue // derived from table, whose own problem is reported
+		if _, set := lines.byPath[p.key]; !set && derived[p.key] {
+			continue // derived from table or journal.dir, whose own problem is reported
 		}
 		if ln, ok := lines.byPath[p.key]; ok {
 			problems = append(problems, fmt.Sprintf("line %d: %s: %s", ln, p.key, p.msg))
@@ -242,6 +242,9 @@ func (c *Config) defaults() {
 }
 
 type problem struct{ key, msg string }
+
+// derived are keys whose defaults come from other keys (table, journal.dir).
+var derived = map[string]bool{"mqtt.table": true, "mqtt.client_id": true, "mqtt.prefix": true, "mqtt.state_dir": true}
 
 var tableID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
