@@ -29,6 +29,9 @@ type PipelineConfig struct {
 	SourceOptions source.Options
 	// Calibration maps pixels to table mm and zones. Required.
 	Calibration *calibration.Calibration
+	// Current, when set, gives the calibration in force for each frame (a
+	// SIGHUP reload swaps it); Calibration is then only the first one.
+	Current func() *calibration.Calibration
 	// SettleMS is the at-rest settle window.
 	SettleMS int64
 	// DiePx overrides the expected die edge (0: from the calibration).
@@ -94,18 +97,27 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 		log = slog.Default()
 	}
 	cal := cfg.Calibration
+	calNow := func() *calibration.Calibration {
+		if cfg.Current != nil {
+			if c := cfg.Current(); c != nil {
+				return c
+			}
+		}
+		return cal
+	}
 	dieAt := func(x, y float64) float64 {
 		if cfg.DiePx > 0 {
 			return cfg.DiePx
 		}
-		return cal.DiePx(calibration.Point{X: x, Y: y})
+		return calNow().DiePx(calibration.Point{X: x, Y: y})
 	}
 	centre := calibration.Point{X: float64(cal.Camera.Width) / 2, Y: float64(cal.Camera.Height) / 2}
 	mt := motion.New(motion.Config{
 		DiePx:    dieAt(centre.X, centre.Y),
 		SettleMS: cfg.SettleMS,
 		ZoneOf: func(x, y float64) string {
-			return string(cal.ZoneAt(cal.ToTable(calibration.Point{X: x, Y: y})))
+			c := calNow()
+			return string(c.ZoneAt(c.ToTable(calibration.Point{X: x, Y: y})))
 		},
 	})
 	defer mt.Close()
@@ -195,7 +207,7 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 		started = true
 		r := mt.Update(frame, f.AtMS)
 		t2 := time.Now()
-		obs := observe(r, cal)
+		obs := observe(r)
 		ev := Event{Obs: &obs, Frame: f}
 		if r.AtRest != nil {
 			dets, err := readAtRest(rd, frame, r.AtRest, dieAt)
@@ -203,7 +215,7 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 				log.Warn("read failed", "err", err)
 			}
 			ev.Detections = dets
-			obs.Dice = toDice(dets, r.AtRest.Dice, cal)
+			obs.Dice = toDice(dets, r.AtRest.Dice, calNow())
 			if cfg.Snapshots {
 				ev.Snapshot = snapshot(frame, dets)
 			}
@@ -226,7 +238,7 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 }
 
 // observe converts a motion result into a tracker observation.
-func observe(r motion.Result, cal *calibration.Calibration) tracker.Observation {
+func observe(r motion.Result) tracker.Observation {
 	o := tracker.Observation{
 		AtMS:   r.AtMS,
 		Motion: r.Motion,

@@ -342,7 +342,7 @@ func (s *faceScratch) blobs() (centres [][2]float64, junk bool) {
 	// Pips are compact blobs of about a known size: a difference of
 	// blurs keeps them and flattens thin glare arcs, edges and the slow
 	// variation of marbled bodies.
-	blur(&s.d, &s.g1, &s.tmp, 1.2)
+	blur(&s.d, &s.g1, &s.tmp, 0.8)
 	blur(&s.d, &s.g2, &s.tmp, 4.5)
 	peak := 0.0
 	for y := faceMargin; y < faceN-faceMargin; y++ {

@@ -29,7 +29,7 @@ type ReaderOptions struct {
 
 // Defaults for ReaderOptions.
 const (
-	DefaultMinConfidence = 0.3
+	DefaultMinConfidence = 0.5
 	DefaultMinFlatness   = 0.8
 )
 

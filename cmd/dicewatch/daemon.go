@@ -55,6 +55,14 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 	if err != nil {
 		return err
 	}
+	// A SIGHUP reloads the calibration; a bad file is refused and the one
+	// in force kept. The resolution cannot change without a restart.
+	watcher, err := calibration.NewWatcher(cfg.Calibration, func(c *calibration.Calibration) error {
+		return c.CheckResolution(cal.Camera.Width, cal.Camera.Height)
+	})
+	if err != nil {
+		return err
+	}
 	if cfg.Camera.Width > 0 && (cfg.Camera.Width != cal.Camera.Width || cfg.Camera.Height != cal.Camera.Height) {
 		return fmt.Errorf("calibration %s is for %dx%d but camera is configured %dx%d",
 			cfg.Calibration, cal.Camera.Width, cal.Camera.Height, cfg.Camera.Width, cfg.Camera.Height)
@@ -150,7 +158,7 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 			Sensors: cfg.Sensors,
 		}),
 		profile: profile, j: j, notify: pub.Notify, log: log.With("component", "table"),
-		calHash: cal.Hash(), cfgHash: cfg.Hash(), now: func() time.Time { return time.Now().UTC() },
+		cfgHash: cfg.Hash(), now: func() time.Time { return time.Now().UTC() },
 		craps: rules.NewCrapsState(),
 		onDecide: func(_ rules.Throw, d rules.Decision) {
 			reasons := make([]string, len(d.Reasons))
@@ -168,6 +176,7 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 			f.onDecision(th, d)
 		}
 	}
+	tbl.setCalibrationHash(cal.Hash())
 	if err := tbl.restoreState(j); err != nil {
 		log.Warn("game state not restored from the journal; starting a new come-out", "err", err)
 	}
@@ -210,7 +219,7 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 	g.Go(func() error {
 		defer close(visionDone)
 		return vision.RunPipeline(gctx, vision.PipelineConfig{
-			Source: cfg.Camera.Source, Calibration: cal,
+			Source: cfg.Camera.Source, Calibration: cal, Current: watcher.Current,
 			SettleMS: int64(cfg.Vision.SettleMS), DiePx: cfg.Vision.DiePx,
 			ExitAtEOF: f.exitAtEOF, Log: log.With("component", "vision"),
 			Snapshots: true, Heartbeat: wd.Pet,
@@ -223,6 +232,9 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 			case <-gctx.Done():
 			}
 		})
+	})
+	g.Go(func() error {
+		return reloadOnHUP(gctx, watcher, tbl, j, pub, log)
 	})
 	if live != nil {
 		g.Go(func() error { return live.Run(gctx, sensorEvents, nil) }) // the table loop records
@@ -248,6 +260,35 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 }
 
 var errEOF = errors.New("end of recording")
+
+// reloadOnHUP reloads the calibration on every SIGHUP, journalling the
+// outcome either way so surveillance sees which calibration decides.
+func reloadOnHUP(ctx context.Context, w *calibration.Watcher, tbl *table, j *journal.Journal, pub publisher, log *slog.Logger) error {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-hup:
+		}
+		c, changed, err := w.Reload()
+		body := map[string]any{"type": "calibration", "hash": c.Hash()}
+		if err != nil {
+			log.Error("calibration reload refused", "err", err, "kept", c.Hash())
+			body["state"], body["detail"] = "refused", err.Error()
+		} else {
+			log.Info("calibration reloaded", "hash", c.Hash(), "changed", changed)
+			body["state"], body["changed"] = "reloaded", changed
+			tbl.setCalibrationHash(c.Hash())
+		}
+		if _, err := j.Append("event", time.Now().UTC(), body); err != nil {
+			return fmt.Errorf("journal calibration event: %w", err)
+		}
+		pub.Notify()
+	}
+}
 
 // publisher is the MQTT publisher as the daemon uses it.
 type publisher interface {

@@ -47,7 +47,7 @@ type table struct {
 	j        appender
 	notify   func()
 	log      *slog.Logger
-	calHash  string
+	calHash  atomic.Value // string: the calibration in force
 	cfgHash  string
 	now      func() time.Time
 	onDecide func(rules.Throw, rules.Decision) // optional observer (lamps, metrics)
@@ -63,6 +63,13 @@ type table struct {
 	// journalled (and published on snapshot) with the decision's id.
 	pendingSnap  []byte
 	snapW, snapH int
+}
+
+func (t *table) setCalibrationHash(h string) { t.calHash.Store(h) }
+
+func (t *table) calibrationHash() string {
+	h, _ := t.calHash.Load().(string)
+	return h
 }
 
 // showLamps drives the table's lamps from the last decision and the faults.
@@ -239,7 +246,7 @@ func (t *table) decide(th rules.Throw) error {
 		Game: t.profile.Game, Verdict: d.Verdict, Values: d.Values, Total: d.Total,
 		Reasons: d.Reasons, Advisories: d.Advisories, Dice: th.Dice,
 		StartMS: th.StartMS, AtRestMS: th.AtRestMS,
-		Calibration: t.calHash, Config: t.cfgHash, Evidence: th,
+		Calibration: t.calibrationHash(), Config: t.cfgHash, Evidence: th,
 	}
 	kind := "noroll"
 	if d.Verdict == rules.Valid {

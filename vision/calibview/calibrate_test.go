@@ -112,3 +112,21 @@ func clickedPoints(truth *calibration.Calibration, tpl calibration.Template) []c
 	}
 	return pts
 }
+
+// BenchmarkCalibrateAruco: finding 24 markers and fitting, on a 1080p
+// craps still. go test -run '^$' -bench Calibrate -benchmem ./vision/calibview/
+func BenchmarkCalibrateAruco(b *testing.B) {
+	truth, _, _ := caltest.Calibration(calibration.TemplateCraps12)
+	tpl, _ := calibration.LoadTemplate(calibration.TemplateCraps12)
+	img, err := Render(Scene{Truth: truth, Aruco: tpl.Aruco, NoiseGrey: 2, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := toMat(b, img)
+	defer m.Close()
+	for b.Loop() {
+		if _, err := Calibrate(m, Options{Template: tpl, Method: calibration.MethodAruco}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
