@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	"math"
 	"sort"
 	"unsafe"
@@ -193,6 +194,11 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		minArea = int(0.2 * s0 * s0)
 	}
 	var cands []candidate
+	type bigComp struct {
+		id int32
+		bb image.Rectangle
+	}
+	var bigs []bigComp
 	seen := r.seen
 	defer func() { r.seen = seen }()
 	for i := 1; i < n; i++ {
@@ -203,7 +209,12 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		x0, y0 := int(stats[5*i]), int(stats[5*i+1])
 		bb := image.Rect(x0, y0, x0+int(stats[5*i+2]), y0+int(stats[5*i+3]))
 		if bb.Dx() > minDim/2 || bb.Dy() > minDim/2 {
-			continue // a wall, a rail, a hand
+			// A wall, a rail, a hand, a heap of chips. With a known die
+			// size, dice touching it are looked for below.
+			if s0 > 0 {
+				bigs = append(bigs, bigComp{int32(i), bb})
+			}
+			continue
 		}
 		chamfer(lab, dist, w, bb, int32(i))
 		var maxD float32
@@ -231,6 +242,25 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 				fill = float64(area) / (c.w * c.h)
 			}
 			cands = append(cands, splitLong(c, fill)...)
+		}
+	}
+
+	// Dice touching a large region: the parts deeper than 0.3 of a die
+	// edge that are die-sized squares.
+	for _, bc := range bigs {
+		chamfer(lab, dist, w, bc.bb, bc.id)
+		t := 0.3 * s0
+		for _, core := range findCores(lab, dist, w, bc.bb, bc.id, float32(t), &seen) {
+			c := rectOf(core)
+			c.w += 2 * t
+			c.h += 2 * t
+			c.edge = (c.w + c.h) / 2
+			aspect := math.Min(c.w, c.h) / math.Max(c.w, c.h)
+			if aspect < 0.75 || c.edge < 0.75*s0 || c.edge > 1.35*s0 {
+				continue
+			}
+			c.flatness = flatness(aspect, 1)
+			cands = append(cands, c)
 		}
 	}
 
@@ -410,35 +440,34 @@ func clamp(v, lo, hi float64) float64 {
 	return math.Max(lo, math.Min(hi, v))
 }
 
-// fillHoles fills the background regions of r.tmp smaller than maxArea
-// (pips, glare on a die's face) that the closing left open.
+// fillHoles fills the holes in r.tmp's regions smaller than maxArea
+// (pips, glare on a die's face) that the closing left open. Larger holes
+// (the floor inside a tray's walls) stay open.
 func (r *Reader) fillHoles(maxArea int) error {
-	gocv.BitwiseNot(r.tmp, &r.mask)
-	n := gocv.ConnectedComponentsWithStats(r.mask, &r.lab, &r.stats, &r.cent)
-	small := make([]bool, n)
-	any := false
-	for i := 1; i < n; i++ {
-		if int(r.stats.GetIntAt(i, 4)) < maxArea {
-			small[i] = true
-			any = true
-		}
-	}
-	if !any {
+	cs := gocv.FindContoursWithParams(r.tmp, &r.hier, gocv.RetrievalCComp, gocv.ChainApproxSimple)
+	defer cs.Close()
+	n := cs.Size()
+	if n == 0 {
 		return nil
 	}
-	lb, err := r.lab.DataPtrUint8()
-	if err != nil {
-		return fmt.Errorf("vision: hole labels: %w", err)
+	hb, err := r.hier.DataPtrUint8()
+	if err != nil || len(hb) < 16*n {
+		return fmt.Errorf("vision: contour hierarchy: %w", errBadMat)
 	}
-	lab := unsafe.Slice((*int32)(unsafe.Pointer(&lb[0])), len(lb)/4)
-	tp, err := r.tmp.DataPtrUint8()
-	if err != nil {
-		return fmt.Errorf("vision: hole mask: %w", err)
-	}
-	for i, l := range lab {
-		if small[l] {
-			tp[i] = 255
+	// Each entry is next, previous, first child, parent.
+	hier := unsafe.Slice((*int32)(unsafe.Pointer(&hb[0])), 4*n)
+	holes := gocv.NewPointsVector()
+	defer holes.Close()
+	for i := 0; i < n; i++ {
+		if hier[4*i+3] < 0 {
+			continue // an outer boundary
 		}
+		if pv := cs.At(i); gocv.ContourArea(pv) < float64(maxArea) {
+			holes.Append(pv)
+		}
+	}
+	if holes.Size() > 0 {
+		gocv.FillPoly(&r.tmp, holes, color.RGBA{255, 255, 255, 0})
 	}
 	return nil
 }

@@ -111,9 +111,9 @@ var (
 
 func buildTemplates() {
 	for _, l := range layouts {
-		for _, a := range []float64{0.22, 0.26, 0.30, 0.34, 0.38} {
-			for _, rad := range []float64{0.07, 0.10, 0.13} {
-				if l.value > 3 && rad > 0.11 {
+		for _, a := range []float64{0.22, 0.27, 0.32, 0.37} {
+			for _, rad := range []float64{0.08, 0.11, 0.14} {
+				if (l.value > 1 && rad > 0.12) || (l.value == 1 && rad < 0.1) {
 					continue
 				}
 				var tp template
@@ -191,8 +191,31 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 	centres, junk := s.blobs()
 
 	// Cue 2: template correlation on the continuous map.
-	for i := range s.cm {
-		s.cm[i] = math.Max(s.dog[i], 0)
+	// A grey-level opening (3x3 min, then max) removes glare arcs and
+	// edges thinner than a pip before the correlation.
+	for y := 0; y < faceN; y++ {
+		for x := 0; x < faceN; x++ {
+			m := math.Inf(1)
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					xx, yy := min(max(x+dx, 0), faceN-1), min(max(y+dy, 0), faceN-1)
+					m = math.Min(m, s.dog[yy*faceN+xx])
+				}
+			}
+			s.tmp[y*faceN+x] = math.Max(m, 0)
+		}
+	}
+	for y := 0; y < faceN; y++ {
+		for x := 0; x < faceN; x++ {
+			m := 0.0
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					xx, yy := min(max(x+dx, 0), faceN-1), min(max(y+dy, 0), faceN-1)
+					m = math.Max(m, s.tmp[yy*faceN+xx])
+				}
+			}
+			s.cm[y*faceN+x] = m
+		}
 	}
 	var mean, cnt float64
 	for y := faceMargin; y < faceN-faceMargin; y++ {
@@ -342,7 +365,7 @@ func (s *faceScratch) blobs() (centres [][2]float64, junk bool) {
 	// Pips are compact blobs of about a known size: a difference of
 	// blurs keeps them and flattens thin glare arcs, edges and the slow
 	// variation of marbled bodies.
-	blur(&s.d, &s.g1, &s.tmp, 0.8)
+	blur(&s.d, &s.g1, &s.tmp, 1.2)
 	blur(&s.d, &s.g2, &s.tmp, 4.5)
 	peak := 0.0
 	for y := faceMargin; y < faceN-faceMargin; y++ {

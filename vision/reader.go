@@ -56,6 +56,7 @@ type Reader struct {
 	lab   gocv.Mat
 	stats gocv.Mat
 	cent  gocv.Mat
+	hier  gocv.Mat
 
 	closeK  gocv.Mat
 	closeKs int
@@ -87,6 +88,7 @@ func NewReader(opts ReaderOptions) *Reader {
 		lab:   gocv.NewMat(),
 		stats: gocv.NewMat(),
 		cent:  gocv.NewMat(),
+		hier:  gocv.NewMat(),
 		openK: gocv.GetStructuringElement(gocv.MorphEllipse, image.Pt(3, 3)),
 	}
 }
@@ -95,7 +97,7 @@ func NewReader(opts ReaderOptions) *Reader {
 // afterwards.
 func (r *Reader) Close() error {
 	for _, m := range []*gocv.Mat{&r.frame, &r.det, &r.small, &r.smed, &r.bg, &r.diff, &r.mask,
-		&r.tmp, &r.lab, &r.stats, &r.cent, &r.openK} {
+		&r.tmp, &r.lab, &r.stats, &r.cent, &r.hier, &r.openK} {
 		if err := m.Close(); err != nil {
 			return fmt.Errorf("vision: close reader: %w", err)
 		}
@@ -117,11 +119,11 @@ func (r *Reader) ReadFile(path string) ([]Detection, error) {
 	}
 	img, err := gocv.IMDecode(b, gocv.IMReadColor)
 	if err != nil {
-		return nil, fmt.Errorf("vision: decode %s: %w", path, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrNotImage, path, err)
 	}
 	defer img.Close()
 	if img.Empty() {
-		return nil, fmt.Errorf("vision: decode %s: %w", path, ErrNotImage)
+		return nil, fmt.Errorf("%w: %s", ErrNotImage, path)
 	}
 	return r.Read(img)
 }

@@ -11,7 +11,7 @@ import (
 
 // cmdGenerate renders a deterministic throw session with ground truth:
 //
-//	dicewatch generate --out DIR --throws N --seed S [--width W --height H --fps F] [--kinds valid,off_table,...]
+//	dicewatch generate --out DIR --throws N --seed S [--width W --height H --fps F | --close] [--kinds valid,off_table,...]
 //	dicewatch generate --out DIR --stills N --seed S   (still scenes for the reader: still_SEED.jpg + stills.jsonl)
 func cmdGenerate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
@@ -23,6 +23,7 @@ func cmdGenerate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	height := fs.Int("height", 1080, "frame height in pixels")
 	fps := fs.Float64("fps", 30, "frames per second")
 	pxmm := fs.Float64("px-per-mm", 0, "camera scale (0: 0.85 at 1920x1080, else the same framing)")
+	closeCam := fs.Bool("close", false, "the closer 1280x720 camera (0.85 px/mm, far end of the layout only: kinds valid, off_table, cocked, stacked)")
 	kinds := fs.String("kinds", "", "comma-separated throw kinds, used in order and repeated ("+fmt.Sprint(scene.Kinds())+"); empty: a seeded mix")
 	noise := fs.Float64("noise", 0, "camera noise sigma in grey levels (0: default 2; negative: none)")
 	flicker := fs.Float64("flicker", 0, "lighting flicker amplitude (0: default 0.015; negative: none)")
@@ -52,7 +53,11 @@ func cmdGenerate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cam := scene.Camera{Width: *width, Height: *height, FPS: *fps, PxPerMM: *pxmm}
-	if *width == 1920 && *height == 1080 && *pxmm == 0 {
+	switch {
+	case *closeCam:
+		cam = scene.CloseCamera()
+		cam.FPS = *fps
+	case *width == 1920 && *height == 1080 && *pxmm == 0:
 		cam = scene.DefaultCamera()
 		cam.FPS = *fps
 	}

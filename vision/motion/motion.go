@@ -29,6 +29,11 @@
 // reaching in while Rested is the stickperson collecting the dice: it never
 // starts a new throw; only a new entry after Idle does.
 //
+// The background starts as the first frame, or as the empty-table picture
+// given to SetBackground (do that when the daemon may start mid-throw: a
+// die or stick in the first frame would otherwise stay foreground until
+// AbsorbMS).
+//
 // Results are plain structs with no gocv.Mat. The Tracker owns a fixed set
 // of Mats reused across frames; Close releases them. It is not safe for
 // concurrent use.
@@ -63,7 +68,8 @@ const (
 // Config tunes a Tracker. Zero values take the defaults shown.
 type Config struct {
 	// ROI is the landing area in full-frame pixels (the calibrated table
-	// region); empty means the whole frame. It is clipped to the frame.
+	// region); empty means the whole frame. It is clipped to the frame; a
+	// region that misses the frame means the whole frame.
 	ROI image.Rectangle
 	// DiePx is the expected die edge in full-frame pixels (from the
 	// calibration). Default 16.

@@ -267,7 +267,13 @@ func (r *raster) facesOf(edge float64, p pose, st *Style) []facePx {
 // shade returns the colour of face coordinate (a, b) on face fp, or ok=false
 // when (a, b) falls outside the rounded face. bg is the pixel behind.
 func shade(fp *facePx, st *Style, a, b float64, bg [3]float64) (c [3]float64, ok bool) {
-	aa, ab := math.Abs(a), math.Abs(b)
+	aa, ab := a, b
+	if aa < 0 {
+		aa = -aa
+	}
+	if ab < 0 {
+		ab = -ab
+	}
 	if aa > 0.5 || ab > 0.5 {
 		return c, false
 	}
@@ -283,8 +289,12 @@ func shade(fp *facePx, st *Style, a, b float64, bg [3]float64) (c [3]float64, ok
 	for _, s := range pipSpots[fp.f.value] {
 		dx, dy := a-s[0]*st.PipSpread, b-s[1]*st.PipSpread
 		if dx*dx+dy*dy < pr2 {
+			l := fp.lum + 0.1
+			if l > 1.05 {
+				l = 1.05
+			}
 			for k := 0; k < 3; k++ {
-				c[k] = st.Pip[k] * math.Min(1.05, fp.lum+0.1)
+				c[k] = st.Pip[k] * l
 			}
 			return c, true
 		}
@@ -298,7 +308,10 @@ func shade(fp *facePx, st *Style, a, b float64, bg [3]float64) (c [3]float64, ok
 		}
 	}
 	g := 1.0
-	d := 0.5 - math.Max(aa, ab)
+	d := 0.5 - aa
+	if ab > aa {
+		d = 0.5 - ab
+	}
 	const bevel = 0.08
 	if d < bevel {
 		g = st.EdgeGain + (1-st.EdgeGain)*d/bevel

@@ -13,8 +13,8 @@
 // rest, or end as the throw's Kind says: off the table over a side rail
 // (out of the picture), in the bowl, on the bank, in a rail's chip groove,
 // cocked against a chip stack or the back wall, or stacked on the other die.
-// The dice then stay still for 0.7 to 0.95 s before the stick reaches in
-// (0.35 s) and drags them off the bottom of the picture (0.6 s).
+// The dice then stay still for 0.7 to 0.9 s before the stick reaches in
+// (0.3 s) and drags them off the bottom of the picture (0.5 s).
 //
 //	s, err := scene.NewSession(scene.Config{Seed: 7, Throws: 12})
 //	defer s.Close()

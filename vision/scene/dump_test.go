@@ -1,6 +1,7 @@
 package scene
 
 import (
+	"fmt"
 	"image"
 	"image/color"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"gocv.io/x/gocv"
 )
 
+// TestDump writes frames of every throw kind (and 6x crops of the dice at
+// rest) as PNGs for a person to look at: SCENE_DUMP=/tmp/dump go test -run TestDump
 func TestDump(t *testing.T) {
 	dir := os.Getenv("SCENE_DUMP")
 	if dir == "" {
@@ -45,9 +48,10 @@ func TestDump(t *testing.T) {
 }
 
 func itoa(i int) string {
-	return string(rune('0'+i/1000%10)) + string(rune('0'+i/100%10)) + string(rune('0'+i/10%10)) + string(rune('0'+i%10))
+	return fmt.Sprintf("%04d", i)
 }
 
+// TestDumpStills writes still scenes with their top-face boxes drawn.
 func TestDumpStills(t *testing.T) {
 	dir := os.Getenv("SCENE_DUMP")
 	if dir == "" {

@@ -25,6 +25,15 @@ func DefaultCamera() Camera {
 	return Camera{Width: 1920, Height: 1080, FPS: 30, PxPerMM: 0.85, Keystone: 0.02}
 }
 
+// CloseCamera is a 1280x720 camera closer to the table: the same 0.85
+// px/mm as the default camera (a die about 16 px), so it sees the far end
+// of the layout (X 2174..3680 mm, Y 287..1133 mm) but not the bowl, the
+// bank or the rails. Sessions with it take the kinds valid, off_table,
+// cocked and stacked.
+func CloseCamera() Camera {
+	return Camera{Width: 1280, Height: 720, FPS: 30, PxPerMM: 0.85, Keystone: 0.02}
+}
+
 // The landing area the default camera frames, in table mm: from a little
 // behind the dice bowl and the bank to just past the far end of the table,
 // and across the table to a strip of each side rail. Dice that go over the
@@ -79,11 +88,13 @@ func (c Camera) FrameMS(k int) int64 {
 
 // view maps table mm to image px and back.
 type view struct {
-	cam    Camera
-	toImg  [9]float64 // table mm -> image px
-	toTab  [9]float64 // image px -> table mm
-	spanX  float64
-	spanY  float64
+	cam   Camera
+	toImg [9]float64 // table mm -> image px
+	toTab [9]float64 // image px -> table mm
+	spanX float64
+	spanY float64
+	// leftX, topY and bottom bound the table area every part of which is
+	// in the picture (the near, narrower end fixes topY and bottom).
 	leftX  float64
 	topY   float64
 	bottom float64
@@ -111,7 +122,7 @@ func newView(cam Camera) (*view, error) {
 		return nil, err
 	}
 	return &view{cam: cam, toImg: toImg, toTab: toTab, spanX: spanX, spanY: spanY, leftX: x0,
-		topY: viewCentreY - hr, bottom: viewCentreY + hr}, nil
+		topY: viewCentreY - hl, bottom: viewCentreY + hl}, nil
 }
 
 func applyH(h [9]float64, x, y float64) (float64, float64) {

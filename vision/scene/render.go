@@ -158,12 +158,12 @@ func (s *Session) drawDice(r *raster, tp *throwPlan, t float64) []FrameDie {
 				bx, by := s.v.img(b.X, b.Y)
 				travel := math.Hypot(bx-ax, by-ay)
 				blur = math.Hypot(b.X-a.X, b.Y-a.Y)
-				n := int(math.Ceil(travel / 1.5))
+				n := int(math.Ceil(travel / 2.5))
 				if n < 2 {
 					n = 2
 				}
-				if n > 14 {
-					n = 14
+				if n > 8 {
+					n = 8
 				}
 				poses = poses[:0]
 				for i := 0; i < n; i++ {

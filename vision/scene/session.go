@@ -61,10 +61,10 @@ type Session struct {
 // Timeline constants (seconds).
 const (
 	leadIn     = 0.6
-	stickIn    = 0.35
-	dragTime   = 0.6
+	stickIn    = 0.3
+	dragTime   = 0.5
 	minHold    = 0.7
-	maxHold    = 0.95
+	maxHold    = 0.9
 	tailOut    = 0.5
 	shutter    = 0.008
 	stickWidth = 14.0
@@ -111,6 +111,17 @@ func NewSession(cfg Config) (*Session, error) {
 	planRNG := rand.New(rand.NewPCG(seed, 0x7468726f77)) // "throw"
 	s.table = newTableScene(rand.New(rand.NewPCG(seed, 0x7461626c65)))
 	pl := &planner{rng: planRNG, v: v, table: s.table, cal: s.cal, style: st}
+	for _, k := range cfg.Kinds {
+		if err := pl.feasible(k); err != nil {
+			return nil, err
+		}
+	}
+	var mix []Kind // the kinds a seeded mix draws from: those the camera sees
+	for _, k := range Kinds()[1:] {
+		if pl.feasible(k) == nil {
+			mix = append(mix, k)
+		}
+	}
 	t := leadIn
 	for i := 0; i < cfg.Throws; i++ {
 		k := KindValid
@@ -120,8 +131,7 @@ func NewSession(cfg Config) (*Session, error) {
 		case planRNG.Float64() < 0.5:
 			k = KindValid
 		default:
-			all := Kinds()
-			k = all[1+planRNG.IntN(len(all)-1)]
+			k = mix[planRNG.IntN(len(mix))]
 		}
 		tp := pl.planThrow(i, k, t)
 		s.finishThrow(pl, tp)
@@ -304,6 +314,7 @@ func (s *Session) frameAtOrAfter(t float64) int {
 // and builds each throw's record and expected decision.
 func (s *Session) computeTruth() error {
 	r := s.rasterStub()
+	var pulses []pulse
 	for _, tp := range s.throws {
 		tt := ThrowTruth{Throw: tp.index, Kind: tp.kind, StartFrame: -1}
 		tt.AtRestMS = msCeil(tp.atRest)
@@ -396,16 +407,45 @@ func (s *Session) computeTruth() error {
 			case "rail":
 				rec.Sensors.RailBreaks = appendOnce(rec.Sensors.RailBreaks, e.name)
 			}
-			s.events = append(s.events,
-				sensors.Event{AtMS: ms, Role: sensors.Role(e.role), Name: e.name, Kind: sensors.KindEdge, Active: true},
-				sensors.Event{AtMS: ms + int64(math.Round(e.dur*1000)), Role: sensors.Role(e.role), Name: e.name, Kind: sensors.KindEdge, Active: false})
+			pulses = append(pulses, pulse{ms: ms, end: ms + int64(math.Round(e.dur*1000)), role: e.role, name: e.name})
 		}
 		tt.Record = rec
 		tt.Expected = rules.Decide(rec, rules.DefaultProfile(rules.Craps))
 		s.truth = append(s.truth, tt)
 	}
-	sort.SliceStable(s.events, func(i, j int) bool { return s.events[i].AtMS < s.events[j].AtMS })
+	s.events = pulseEdges(pulses)
 	return nil
+}
+
+type pulse struct {
+	ms, end    int64
+	role, name string
+}
+
+// pulseEdges turns sensor pulses into edge events: pulses on one input that
+// overlap (or nearly: within a 5 ms debounce) merge into one activation, so
+// each input alternates active, inactive.
+func pulseEdges(ps []pulse) []sensors.Event {
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].ms < ps[j].ms })
+	const debounce = 5
+	var merged []pulse
+	last := map[string]int{} // input name -> index in merged
+	for _, p := range ps {
+		if i, ok := last[p.name]; ok && p.ms <= merged[i].end+debounce {
+			merged[i].end = max(merged[i].end, p.end)
+			continue
+		}
+		last[p.name] = len(merged)
+		merged = append(merged, p)
+	}
+	evs := make([]sensors.Event, 0, 2*len(merged))
+	for _, p := range merged {
+		evs = append(evs,
+			sensors.Event{AtMS: p.ms, Role: sensors.Role(p.role), Name: p.name, Kind: sensors.KindEdge, Active: true},
+			sensors.Event{AtMS: p.end, Role: sensors.Role(p.role), Name: p.name, Kind: sensors.KindEdge, Active: false})
+	}
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].AtMS < evs[j].AtMS })
+	return evs
 }
 
 func appendOnce(l []string, s string) []string {

@@ -83,6 +83,15 @@ func TestTruthConsistent(t *testing.T) {
 				if got := tt.Expected.Reasons; !reflect.DeepEqual(got, want[tt.Kind]) {
 					t.Errorf("%dx%d seed %d %s: reasons %v, want %v", cam.Width, cam.Height, seed, name, got, want[tt.Kind])
 				}
+				var wantAdv []rules.Advisory
+				for _, d := range tt.Dice {
+					if d.TouchesChips {
+						wantAdv = []rules.Advisory{rules.HitChips}
+					}
+				}
+				if !reflect.DeepEqual(tt.Expected.Advisories, wantAdv) {
+					t.Errorf("%dx%d seed %d %s: advisories %v, want %v", cam.Width, cam.Height, seed, name, tt.Expected.Advisories, wantAdv)
+				}
 				if tt.Kind == KindValid && tt.Expected.Verdict != rules.Valid {
 					t.Errorf("%s: verdict %s", name, tt.Expected.Verdict)
 				}
@@ -166,7 +175,9 @@ func TestFrameTruthMatchesThrowTruth(t *testing.T) {
 
 func TestGenerateFiles(t *testing.T) {
 	dir := t.TempDir()
-	m, err := Generate(dir, Config{Seed: 5, Throws: 2, Kinds: []Kind{KindInRail, KindOffTable}, Camera: Camera{Width: 640, Height: 360}, DropRate: 0.02})
+	// strong flicker gives each frame its own brightness, so frame order shows
+	cfg := Config{Seed: 5, Throws: 2, Kinds: []Kind{KindInRail, KindOffTable}, Camera: Camera{Width: 640, Height: 360}, DropRate: 0.02, Flicker: 0.08}
+	m, err := Generate(dir, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +201,17 @@ func TestGenerateFiles(t *testing.T) {
 	defer vc.Close()
 	img := gocv.NewMat()
 	defer img.Close()
+	// the frames come back in order: each has the brightness of its own
+	// render (or, when dropped, of the previous frame's)
+	s := newTestSession(t, cfg)
+	ref := gocv.NewMat()
+	defer ref.Close()
+	mean := func(a gocv.Mat) float64 {
+		m := a.Mean()
+		return (m.Val1 + m.Val2 + m.Val3) / 3
+	}
 	n := 0
+	checked := 0
 	for vc.Read(&img) {
 		if img.Empty() {
 			break
@@ -198,7 +219,23 @@ func TestGenerateFiles(t *testing.T) {
 		if img.Cols() != 640 || img.Rows() != 360 {
 			t.Fatalf("frame %d is %dx%d", n, img.Cols(), img.Rows())
 		}
+		if n%7 == 3 || s.Dropped(n) {
+			want := n
+			if s.Dropped(n) {
+				want = n - 1
+			}
+			if _, err := s.Render(want, &ref); err != nil {
+				t.Fatal(err)
+			}
+			if d := math.Abs(mean(img) - mean(ref)); d > 1.2 {
+				t.Errorf("frame %d (dropped %v): mean %.2f grey levels from its render's", n, s.Dropped(n), d)
+			}
+			checked++
+		}
 		n++
+	}
+	if checked < 10 {
+		t.Errorf("only %d frames compared", checked)
 	}
 	if n != m.Frames {
 		t.Errorf("read %d frames, manifest says %d", n, m.Frames)
@@ -240,6 +277,13 @@ func TestGenerateFiles(t *testing.T) {
 		}
 		evs = append(evs, e)
 	}
+	state := map[string]bool{}
+	for _, e := range evs {
+		if state[e.Name] == e.Active {
+			t.Errorf("%s: two edges to active=%v in a row at %d ms", e.Name, e.Active, e.AtMS)
+		}
+		state[e.Name] = e.Active
+	}
 	roles := map[sensors.Role]int{}
 	for _, e := range evs {
 		if e.Active {
@@ -264,6 +308,46 @@ func readLines(t *testing.T, path string) [][]byte {
 	return bytes.Split(bytes.TrimSpace(b), []byte("\n"))
 }
 
+// TestCloseCamera: the closer 1280x720 camera takes the kinds it can see,
+// keeps every die at rest inside the picture, and refuses the others.
+func TestCloseCamera(t *testing.T) {
+	ks := []Kind{KindValid, KindCocked, KindStacked, KindOffTable}
+	for seed := int64(1); seed <= 5; seed++ {
+		s := newTestSession(t, Config{Seed: seed, Throws: 8, Kinds: ks, Camera: CloseCamera()})
+		for _, tt := range s.Truth() {
+			if tt.Kind == KindValid && tt.Expected.Verdict != rules.Valid {
+				t.Errorf("seed %d throw %d valid: reasons %v", seed, tt.Throw, tt.Expected.Reasons)
+			}
+			for _, d := range tt.Dice {
+				if d.Exited {
+					continue
+				}
+				if d.Box[0] < 0 || d.Box[1] < 0 || d.Box[2] > 1280 || d.Box[3] > 720 {
+					t.Errorf("seed %d throw %d die %d: at rest at %v, outside the picture", seed, tt.Throw, d.Die, d.Box)
+				}
+				if w := d.Box[2] - d.Box[0]; w < 14 {
+					t.Errorf("die box %v: want the closer camera's ~16 px die", d.Box)
+				}
+			}
+		}
+		if len(s.Truth()) != 8 {
+			t.Fatal("missing throws")
+		}
+	}
+	for _, k := range []Kind{KindInBowl, KindOnBank, KindInRail} {
+		if _, err := NewSession(Config{Seed: 1, Throws: 1, Kinds: []Kind{k}, Camera: CloseCamera()}); err == nil {
+			t.Errorf("%s accepted for a camera that cannot see it", k)
+		}
+	}
+	// a seeded mix draws only kinds the camera sees
+	s := newTestSession(t, Config{Seed: 3, Throws: 40, Camera: CloseCamera()})
+	for _, tt := range s.Truth() {
+		if tt.Kind == KindInBowl || tt.Kind == KindOnBank || tt.Kind == KindInRail {
+			t.Errorf("mix drew %s", tt.Kind)
+		}
+	}
+}
+
 func TestConfigErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -282,5 +366,37 @@ func TestConfigErrors(t *testing.T) {
 	}
 	if _, err := ParseKinds("valid,bogus"); err == nil {
 		t.Error("ParseKinds accepted a bogus kind")
+	}
+}
+
+func TestPulseEdges(t *testing.T) {
+	type ev struct {
+		ms     int64
+		name   string
+		active bool
+	}
+	for _, tc := range []struct {
+		name string
+		in   []pulse
+		want []ev
+	}{
+		{"apart", []pulse{{100, 115, "back_wall", "back_wall"}, {200, 215, "back_wall", "back_wall"}},
+			[]ev{{100, "back_wall", true}, {115, "back_wall", false}, {200, "back_wall", true}, {215, "back_wall", false}}},
+		{"overlapping hits merge", []pulse{{108, 123, "back_wall", "back_wall"}, {100, 115, "back_wall", "back_wall"}},
+			[]ev{{100, "back_wall", true}, {123, "back_wall", false}}},
+		{"within debounce merge", []pulse{{100, 115, "back_wall", "back_wall"}, {119, 134, "back_wall", "back_wall"}},
+			[]ev{{100, "back_wall", true}, {134, "back_wall", false}}},
+		{"different inputs interleave", []pulse{{100, 140, "rail", "rail_box"}, {110, 125, "back_wall", "back_wall"}},
+			[]ev{{100, "rail_box", true}, {110, "back_wall", true}, {125, "back_wall", false}, {140, "rail_box", false}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []ev
+			for _, e := range pulseEdges(tc.in) {
+				got = append(got, ev{e.AtMS, e.Name, e.Active})
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -230,7 +230,7 @@ func (pl *planner) uniform(a, b float64) float64 { return a + (b-a)*pl.rng.Float
 // given dice.
 func (pl *planner) freeOnLayout(avoid []pt) pt {
 	for i := 0; ; i++ {
-		p := pt{pl.uniform(2350, wallX-rubberMM-25), pl.uniform(railW+70, tableW-railW-70)}
+		p := pt{pl.uniform(math.Max(2350, pl.v.leftX+40), wallX-rubberMM-25), pl.uniform(math.Max(railW+70, pl.v.topY+30), math.Min(tableW-railW-70, pl.v.bottom-30))}
 		ok := true
 		for _, c := range pl.table.chips {
 			if math.Hypot(c.X-p.X, c.Y-p.Y) < chipR+30 {
@@ -246,6 +246,24 @@ func (pl *planner) freeOnLayout(avoid []pt) pt {
 			return p
 		}
 	}
+}
+
+// feasible says whether the camera sees where a kind's special die ends.
+func (pl *planner) feasible(k Kind) error {
+	v := pl.v
+	ok := true
+	switch k {
+	case KindInBowl:
+		ok = bowlX-bowlOuter > v.leftX && bowlY+bowlOuter < v.bottom
+	case KindOnBank:
+		ok = bankX0 > v.leftX && bankY0+20 > v.topY
+	case KindInRail:
+		ok = v.topY < railW-30 && v.bottom > tableW-railW+30
+	}
+	if !ok {
+		return fmt.Errorf("scene: throw kind %s: this camera (%dx%d at %.3g px/mm) does not see where the die ends", k, v.cam.Width, v.cam.Height, v.cam.PxPerMM)
+	}
+	return nil
 }
 
 // throwPlan is one planned throw.
@@ -371,7 +389,12 @@ func (pl *planner) planThrow(i int, k Kind, t0 float64) *throwPlan {
 			}
 		case k == KindCocked:
 			d.tilt = pl.uniform(14, 35) * math.Pi / 180
-			bets := pl.table.betChips()
+			var bets []chip
+			for _, c := range pl.table.betChips() {
+				if c.X > pl.v.leftX+60 && c.Y > pl.v.topY+60 && c.Y < pl.v.bottom-60 {
+					bets = append(bets, c)
+				}
+			}
 			if len(bets) > 0 && pl.rng.Float64() < 0.7 {
 				c := bets[pl.rng.IntN(len(bets))]
 				a := pl.uniform(0, 2*math.Pi)
@@ -381,7 +404,7 @@ func (pl *planner) planThrow(i int, k Kind, t0 float64) *throwPlan {
 				d.lean = math.Atan2(c.Y-d.rest.Y, c.X-d.rest.X)
 				d.truth.TouchesChips = true
 			} else {
-				d.rest = pt{wallX - rubberMM - edgeMM/2*math.Cos(d.tilt) - 2, pl.uniform(300, tableW-300)}
+				d.rest = pt{wallX - rubberMM - edgeMM/2*math.Cos(d.tilt) - 2, pl.uniform(math.Max(300, pl.v.topY+40), math.Min(tableW-300, pl.v.bottom-40))}
 				d.lean = 0
 				d.truth.AgainstWall = true
 			}

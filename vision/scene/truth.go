@@ -18,7 +18,7 @@ type ThrowTruth struct {
 	AtRestMS    int64 `json:"at_rest_ms"`
 	AtRestFrame int   `json:"at_rest_frame"`
 	// CollectMS is when the stick enters the picture to collect the dice
-	// (the dice stay still from AtRestMS to at least CollectMS+350).
+	// (the dice stay still from AtRestMS to at least CollectMS+300).
 	CollectMS int64 `json:"collect_ms"`
 	// ClearMS is when the collected dice and the stick are gone.
 	ClearMS  int64 `json:"clear_ms"`
