@@ -59,3 +59,9 @@ install: build
 
 clean:
 	rm -rf bin build
+
+# One hour of the whole daemon on a looping generated 1280x720 30 fps
+# recording, resident memory sampled (SOAK=10m for a shorter run).
+SOAK ?= 1h
+soak: setup
+	DICEWATCH_SOAK=$(SOAK) $(GO) test -count=1 -run TestSoak -v -timeout 3h ./cmd/dicewatch

@@ -39,6 +39,9 @@ type PipelineConfig struct {
 	// ExitAtEOF ends the loop at the end of a finite source instead of
 	// reopening it.
 	ExitAtEOF bool
+	// Loop plays a finite source again from the start when it ends, with
+	// the stream clock carried on (soak tests and kiosk demos).
+	Loop bool
 	// Snapshots: when set, the deciding frame of each throw is annotated
 	// and JPEG-encoded into Event.Snapshot.
 	Snapshots bool
@@ -133,6 +136,7 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 		}
 	}()
 	faulted, mismatch, started := false, false, false
+	var offsetMS, lastMS int64
 	corrupt := 0
 	delay := 100 * time.Millisecond
 	beat := cfg.Heartbeat
@@ -163,6 +167,12 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 		if err != nil {
 			if errors.Is(err, source.ErrEndOfStream) && cfg.ExitAtEOF {
 				return nil
+			}
+			if errors.Is(err, source.ErrEndOfStream) && cfg.Loop {
+				offsetMS = lastMS + 33
+				src.Close()
+				src = nil
+				continue
 			}
 			if errors.Is(err, source.ErrCorruptFrame) && corrupt < 10 {
 				// A bad frame: note it and go on with the next. Ten in a
@@ -205,6 +215,8 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 			emit(Event{Fault: &CameraFault{Recovered: true}})
 		}
 		started = true
+		f.AtMS += offsetMS
+		lastMS = f.AtMS
 		r := mt.Update(frame, f.AtMS)
 		t2 := time.Now()
 		obs := observe(r)

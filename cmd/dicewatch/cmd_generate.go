@@ -28,6 +28,7 @@ func cmdGenerate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	noise := fs.Float64("noise", 0, "camera noise sigma in grey levels (0: default 2; negative: none)")
 	flicker := fs.Float64("flicker", 0, "lighting flicker amplitude (0: default 0.015; negative: none)")
 	drop := fs.Float64("drop-rate", 0, "chance a frame is lost (0: default 1/400; negative: none)")
+	quality := fs.Int("jpeg-quality", 0, "JPEG quality of the video frames (0: default 80)")
 	stills := fs.Int("stills", 0, "instead of a session, render this many still scenes (640x640 unless --still-size) with seeds S..S+N-1")
 	stillSize := fs.Int("still-size", 640, "width and height of still scenes")
 	if err := fs.Parse(args); err != nil {
@@ -63,7 +64,7 @@ func cmdGenerate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	start := time.Now()
 	m, err := scene.Generate(*out, scene.Config{Seed: *seed, Throws: *throws, Kinds: ks, Camera: cam,
-		Noise: *noise, Flicker: *flicker, DropRate: *drop})
+		Noise: *noise, Flicker: *flicker, DropRate: *drop, JPEGQuality: *quality})
 	if err != nil {
 		fmt.Fprintln(stderr, "generate:", err)
 		return 1

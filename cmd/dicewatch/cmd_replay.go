@@ -35,6 +35,7 @@ func cmdReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	truth := fs.String("truth", "", "generator ground truth to score the decisions against")
 	jdir := fs.String("journal", "", "journal directory to write (default: a temporary one, removed after)")
 	progress := fs.Bool("progress", true, "show a progress line on stderr")
+	level := fs.String("log-level", "warn", "daemon log level on stderr (debug shows every tracked event)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -69,7 +70,7 @@ func cmdReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		*jdir = tmp
 	}
 	cfg.Journal.Dir = *jdir
-	logger, err := newLogger(config.Log{Level: "warn", Format: "text"}, stderr)
+	logger, err := newLogger(config.Log{Level: *level, Format: "text"}, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

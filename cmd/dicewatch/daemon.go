@@ -222,7 +222,7 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 			Source: cfg.Camera.Source, Calibration: cal, Current: watcher.Current,
 			SettleMS: int64(cfg.Vision.SettleMS), DiePx: cfg.Vision.DiePx,
 			ExitAtEOF: f.exitAtEOF, Log: log.With("component", "vision"),
-			Snapshots: true, Heartbeat: wd.Pet,
+			Snapshots: true, Heartbeat: wd.Pet, Loop: f.loop,
 		}, func(ev vision.Event) {
 			if f.onFrame != nil {
 				f.onFrame(ev)

@@ -23,6 +23,7 @@ type runFlags struct {
 	sensorTrace string
 	recordTrace string
 	exitAtEOF   bool
+	loop        bool
 	// set by replay, not flags
 	noBroker   bool
 	onDecision func(rules.Throw, rules.Decision)
@@ -41,6 +42,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	fs.StringVar(&f.sensorTrace, "sensor-trace", "", "replay this sensor trace (JSON lines) in step with the video instead of live pins")
 	fs.StringVar(&f.recordTrace, "record-sensors", "", "write every sensor event to this JSON-lines file")
 	fs.BoolVar(&f.exitAtEOF, "exit-at-eof", false, "exit cleanly when a file source ends (replays and the demo)")
+	fs.BoolVar(&f.loop, "loop", false, "play a file source again and again, the stream clock carrying on (soak tests, showroom demos)")
 	err := fs.Parse(args)
 	if err == nil && fs.NArg() > 0 {
 		err = fmt.Errorf("unexpected arguments: %v", fs.Args())

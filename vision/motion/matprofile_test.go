@@ -59,6 +59,9 @@ func TestNoMatLeaks(t *testing.T) {
 	}
 	t.Logf("%d frames (manifest %d), %d at-rest events for %d throws; Mat count %d at start, %d at end",
 		n, m.Frames, rests, m.Throws, start, gocv.MatProfile.Count())
+	if rests != m.Throws {
+		t.Errorf("%d at-rest events from the MJPG recording, want one per throw (%d)", rests, m.Throws)
+	}
 	if n < 500 {
 		t.Errorf("only %d frames played, want >= 500", n)
 	}

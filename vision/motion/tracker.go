@@ -94,7 +94,9 @@ func (t *Tracker) init(frame gocv.Mat) {
 	area := t.dieW * t.dieW
 	t.minPx = max(2, int(0.2*area))
 	t.bigPx = int(12 * area)
-	t.movePx = 2
+	// Changed pixels that make a blob moving: enough that compression and
+	// sensor noise around a still die does not qualify.
+	t.movePx = max(2, int(math.Round(0.15*area)))
 	for _, m := range []*gocv.Mat{&t.small, &t.prev, &t.bgF, &t.bg8, &t.d3, &t.dBg, &t.dMv, &t.fg, &t.mv, &t.upd} {
 		*m = gocv.NewMat()
 	}
@@ -131,11 +133,16 @@ func (t *Tracker) shrink(frame gocv.Mat) {
 	r := t.cfg.ROI
 	if r == image.Rect(0, 0, frame.Cols(), frame.Rows()) {
 		gocv.Resize(frame, &t.small, image.Pt(t.w, t.h), 0, 0, interp)
-		return
+	} else {
+		roi := frame.Region(r)
+		gocv.Resize(roi, &t.small, image.Pt(t.w, t.h), 0, 0, interp)
+		roi.Close()
 	}
-	roi := frame.Region(r)
-	gocv.Resize(roi, &t.small, image.Pt(t.w, t.h), 0, 0, interp)
-	roi.Close()
+	if t.cfg.Scale == 1 {
+		// No averaging from the downscale: smooth sensor and compression
+		// noise instead.
+		gocv.GaussianBlur(t.small, &t.small, image.Pt(3, 3), 0, 0, gocv.BorderReplicate)
+	}
 }
 
 // Update takes the next frame (BGR, the same size every time) and its
@@ -416,6 +423,7 @@ func (t *Tracker) associate(idx int, atMS int64, res *Result) []Exit {
 		}
 	}
 	t.tracks = keep
+	exits = t.dedupExits(exits)
 	// New blobs start tracks. A blob that appears inside the view next to
 	// a known die is that die split from a clump: it keeps its history.
 	for bi := range t.blobs {
@@ -468,6 +476,34 @@ func (t *Tracker) inward(x, y float64) (float64, float64) {
 		}
 	}
 	return n[best][0], n[best][1]
+}
+
+// dedupExits merges exits in one frame whose last centres are within a
+// die of each other: one die seen as two tracks (a blurred die in two
+// pieces, a clump that split wrongly) leaves once. Two dice that leave
+// touching are reported as one; either way the throw has a die off the
+// table.
+func (t *Tracker) dedupExits(exits []Exit) []Exit {
+	if len(exits) < 2 {
+		return exits
+	}
+	d := 1.5 * t.cfg.DiePx
+	out := exits[:0]
+	for _, e := range exits {
+		dup := false
+		for i := range out {
+			if math.Hypot(out[i].LastX-e.LastX, out[i].LastY-e.LastY) <= d {
+				dup = true
+				if e.FirstSeenFrame < out[i].FirstSeenFrame {
+					out[i].FirstSeenMS, out[i].FirstSeenFrame = e.FirstSeenMS, e.FirstSeenFrame
+				}
+			}
+		}
+		if !dup {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func (t *Tracker) nearBorder(r image.Rectangle, m int) bool {
