@@ -33,6 +33,9 @@ type Observation struct {
 	Dice   []rules.Die `json:"dice,omitempty"`
 	// Clear is true when the landing area is back to the empty table.
 	Clear bool `json:"clear,omitempty"`
+	// Started is true on the frame vision saw a new throw begin (a first
+	// entry onto the empty table).
+	Started bool `json:"started,omitempty"`
 }
 
 // Config tunes the tracker.
@@ -163,7 +166,13 @@ func (t *Tracker) Frame(o Observation) []rules.Throw {
 		// A hand or stick after rest is the stickperson: it does not
 		// restart the throw.
 	case collecting:
-		if o.Clear {
+		switch {
+		case o.Started:
+			// Vision saw the table clear and a new entry without a
+			// separate clear frame: a new throw.
+			t.open(o.AtMS)
+			t.absorb(o)
+		case o.Clear:
 			t.phase = idle
 		}
 	}

@@ -128,6 +128,12 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 	defer rd.Close()
 	frame := gocv.NewMat()
 	defer frame.Close()
+	// bg is the empty table at full resolution, for the at-rest reader:
+	// the first frame, then refreshed whenever the tracker sees the table
+	// empty and still.
+	bg := gocv.NewMat()
+	defer bg.Close()
+	idleFrames := 0
 
 	var src source.Source
 	defer func() {
@@ -219,10 +225,18 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 		lastMS = f.AtMS
 		r := mt.Update(frame, f.AtMS)
 		t2 := time.Now()
+		if r.Phase == motion.Idle && !r.Motion && len(r.Dice) == 0 {
+			idleFrames++
+		} else {
+			idleFrames = 0
+		}
+		if bg.Empty() || r.Clear || idleFrames%30 == 29 {
+			frame.CopyTo(&bg)
+		}
 		obs := observe(r)
 		ev := Event{Obs: &obs, Frame: f}
 		if r.AtRest != nil {
-			dets, err := readAtRest(rd, frame, r.AtRest, dieAt)
+			dets, err := readAtRest(rd, frame, bg, r.AtRest, dieAt)
 			if err != nil {
 				log.Warn("read failed", "err", err)
 			}
@@ -252,10 +266,11 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 // observe converts a motion result into a tracker observation.
 func observe(r motion.Result) tracker.Observation {
 	o := tracker.Observation{
-		AtMS:   r.AtMS,
-		Motion: r.Motion,
-		AtRest: r.AtRest != nil,
-		Clear:  r.Clear,
+		AtMS:    r.AtMS,
+		Motion:  r.Motion,
+		AtRest:  r.AtRest != nil,
+		Clear:   r.Clear,
+		Started: r.Started,
 	}
 	for _, c := range r.Dice {
 		if !c.Large {
@@ -283,8 +298,10 @@ func observe(r motion.Result) tracker.Observation {
 	return o
 }
 
-// readAtRest reads the dice around each at-rest candidate.
-func readAtRest(rd *Reader, frame gocv.Mat, ar *motion.AtRest, dieAt func(x, y float64) float64) ([]Detection, error) {
+// readAtRest reads the dice around each at-rest candidate: against the
+// empty-table background when there is one (the at-rest reader), else with
+// the still-photo reader.
+func readAtRest(rd *Reader, frame, bg gocv.Mat, ar *motion.AtRest, dieAt func(x, y float64) float64) ([]Detection, error) {
 	bounds := image.Rect(0, 0, frame.Cols(), frame.Rows())
 	var rois []image.Rectangle
 	for _, c := range ar.Dice {
@@ -303,6 +320,21 @@ func readAtRest(rd *Reader, frame gocv.Mat, ar *motion.AtRest, dieAt func(x, y f
 		}
 	}
 	var out []Detection
+	if !bg.Empty() && bg.Cols() == frame.Cols() && bg.Rows() == frame.Rows() {
+		for _, r := range rois {
+			fp, ok1 := patchOf(frame, r)
+			bp, ok2 := patchOf(bg, r)
+			if !ok1 || !ok2 {
+				continue
+			}
+			c := r.Min.Add(r.Size().Div(2))
+			edge := dieAt(float64(c.X), float64(c.Y))
+			for _, d := range readRest(fp, bp, edge) {
+				out = append(out, d.toDetection(edge, DefaultMinFlatness))
+			}
+		}
+		return dedupe(out), nil
+	}
 	for _, r := range rois {
 		dets, err := rd.ReadRegion(frame, r)
 		if err != nil {

@@ -2,26 +2,22 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/dicewatch/dicewatch/config"
 	"github.com/dicewatch/dicewatch/mqtt/mqtttest"
 	"github.com/dicewatch/dicewatch/vision/scene"
 )
 
-// residentMB reads this process's resident set size (Go heap, OpenCV's
-// C++ allocations and everything else) from /proc.
-func residentMB(t testing.TB) float64 {
-	f, err := os.Open("/proc/self/status")
+// residentMB reads a process's resident set size (Go heap, OpenCV's C++
+// allocations and everything else) from /proc.
+func residentMB(t testing.TB, pid int) float64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,14 +32,15 @@ func residentMB(t testing.TB) float64 {
 			return kb / 1024
 		}
 	}
-	t.Fatal("no VmRSS in /proc/self/status")
+	t.Fatalf("no VmRSS in /proc/%d/status", pid)
 	return 0
 }
 
-// TestSoak runs the whole daemon on a looping 1280x720 30 fps recording,
-// publishing to a real mosquitto, for DICEWATCH_SOAK (e.g. 1h; `make soak`),
-// sampling resident memory. It fails if memory goes over 150 MB or keeps
-// growing (last quarter more than 10% above the second quarter).
+// TestSoak runs `dicewatch run --loop` as its own process on a looping
+// 1280x720 30 fps recording, publishing to a real mosquitto, for
+// DICEWATCH_SOAK (e.g. 1h; `make soak`), sampling the daemon's resident
+// memory. It fails if memory goes over 150 MB or keeps growing (last
+// quarter more than 10% above the second quarter), or if the daemon stops.
 func TestSoak(t *testing.T) {
 	d, err := time.ParseDuration(os.Getenv("DICEWATCH_SOAK"))
 	if err != nil || d <= 0 {
@@ -55,36 +52,37 @@ func TestSoak(t *testing.T) {
 		t.Fatal(err)
 	}
 	broker := mqtttest.StartBroker(t)
+	sub := mqtttest.Subscribe(t, broker.URL(), mqtttest.SubscriberOptions{ClientID: "soak-sub"}, "dicewatch/soak/roll", "dicewatch/soak/noroll")
+	cfgPath := filepath.Join(dir, "soak.yaml")
 	cfgText := fmt.Sprintf("table: soak\ncamera:\n  source: file:%s\ncalibration: %s\njournal:\n  dir: %s\n  max_mb: 64\nmqtt:\n  broker: %s\nhttp:\n  listen: off\nlog:\n  level: warn\n",
 		filepath.Join(dir, scene.FileVideo), filepath.Join(dir, scene.FileCalibration), filepath.Join(dir, "journal"), broker.URL())
-	cfg, err := config.Parse("soak.yaml", []byte(cfgText))
-	if err != nil {
+	if err := os.WriteFile(cfgPath, []byte(cfgText), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	f := runFlags{loop: true}
-	done := make(chan error, 1)
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	go func() { done <- daemon(ctx, cfg, f, log) }()
+	cmd := dicewatchProcess(t, "run", "--config", cfgPath, "--loop")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		<-exited
+	}()
 
 	var samples []float64
 	tick := time.NewTicker(max(d/60, time.Second))
 	defer tick.Stop()
 	start := time.Now()
-loop:
-	for {
+	for time.Since(start) < d {
 		select {
-		case err := <-done:
-			if err != nil && ctx.Err() == nil {
-				t.Fatalf("daemon stopped early: %v", err)
-			}
-			break loop
+		case err := <-exited:
+			t.Fatalf("daemon stopped after %s: %v", time.Since(start), err)
 		case <-tick.C:
-			runtime.GC()
-			mb := residentMB(t)
+			mb := residentMB(t, cmd.Process.Pid)
 			samples = append(samples, mb)
-			t.Logf("soak %6.0fs  rss %6.1f MB", time.Since(start).Seconds(), mb)
+			t.Logf("soak %6.0fs  rss %6.1f MB  decisions received %d", time.Since(start).Seconds(), mb, len(sub.Messages()))
 		}
 	}
 	if len(samples) < 8 {
@@ -103,7 +101,11 @@ loop:
 	for _, v := range samples {
 		peak = max(peak, v)
 	}
-	fmt.Printf("soak: %s at 1280x720 30 fps: rss peak %.1f MB, second quarter %.1f MB, last quarter %.1f MB\n", d, peak, q2, q4)
+	fmt.Printf("soak: %s at 1280x720 30 fps: daemon rss peak %.1f MB, second quarter %.1f MB, last quarter %.1f MB, %d decisions received\n",
+		d, peak, q2, q4, len(sub.Messages()))
+	if len(sub.Messages()) == 0 {
+		t.Error("no decisions reached the broker")
+	}
 	if peak > 150 {
 		t.Errorf("resident memory peaked at %.1f MB, over 150 MB", peak)
 	}

@@ -182,6 +182,10 @@ func (t *table) vision(ev vision.Event, replay *sensors.Replay, sensorEvent func
 		t.log.Debug("frame", "t_ms", o.AtMS, "motion", o.Motion, "present", o.Present, "appeared", len(o.Appeared),
 			"exits", len(o.Exits), "at_rest", o.AtRest, "dice", len(o.Dice), "clear", o.Clear)
 	}
+	for _, d := range o.Dice {
+		t.log.Debug("die at rest", "value", d.Value, "confidence", d.Confidence, "x_mm", d.XMM, "y_mm", d.YMM,
+			"zone", d.Zone, "flat", d.Flat, "flatness", d.Flatness, "size_ratio", d.SizeRatio)
+	}
 	return t.frame(*ev.Obs)
 }
 

@@ -151,7 +151,10 @@ type Candidate struct {
 	Moving bool `json:"moving"`
 	// Large is true when the blob is much bigger than a die at rest.
 	Large bool `json:"large,omitempty"`
-	// FirstSeenMS and FirstSeenFrame are when this die first appeared.
+	// FirstSeenMS and FirstSeenFrame are when this die first appeared:
+	// the first frame with about half of it in view (a sliver at the edge
+	// does not count yet). A die that separates from a clump keeps the
+	// clump's time.
 	FirstSeenMS    int64 `json:"first_seen_ms"`
 	FirstSeenFrame int   `json:"first_seen_frame"`
 }
@@ -200,7 +203,8 @@ type Result struct {
 	Motion bool `json:"motion"`
 	// Dice are the candidates tracked in this frame.
 	Dice []Candidate `json:"dice,omitempty"`
-	// Appeared are the IDs of candidates first seen in this frame.
+	// Appeared are the IDs of candidates that came into view in this frame
+	// (their FirstSeen times may settle a frame or two later, see Candidate).
 	Appeared []int `json:"appeared,omitempty"`
 	// Exits are dice that left the view in this frame.
 	Exits []Exit `json:"exits,omitempty"`

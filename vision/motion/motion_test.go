@@ -42,9 +42,7 @@ func runSynth(t testing.TB, s synthThrow, cfg Config) outcome {
 			out.cleared = true
 		}
 		for _, c := range res.Dice {
-			if _, ok := out.firsts[c.ID]; !ok {
-				out.firsts[c.ID] = c.FirstSeenFrame
-			}
+			out.firsts[c.ID] = c.FirstSeenFrame // the latest word on each candidate
 		}
 	}
 	if tr.Phase() != Idle {

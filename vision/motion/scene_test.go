@@ -124,7 +124,7 @@ func measureScene(t testing.TB, seed int64, throws, from int, w, h int, settle i
 		if ti >= 0 {
 			exits[ti] = append(exits[ti], res.Exits...)
 			for _, c := range res.Dice {
-				if _, ok := firsts[ti][c.ID]; !ok && c.FirstSeenMS >= truth[ti].StartMS-frameMS*2 {
+				if c.FirstSeenMS >= truth[ti].StartMS-frameMS*2 { // the latest word on each candidate
 					firsts[ti][c.ID] = c.FirstSeenFrame + first
 				}
 			}

@@ -63,6 +63,9 @@ type track struct {
 	// it (a die that later splits off takes this as its first appearance).
 	grewMS    int64
 	grewFrame int
+	// provisional: first seen as a sliver at the border; its first
+	// appearance moves to when enough of it is in view.
+	provisional bool
 }
 
 // New returns a Tracker. Its working buffers are sized on the first frame.
@@ -378,6 +381,12 @@ func (t *Tracker) associate(idx int, atMS int64, res *Result) []Exit {
 			tr.grewMS, tr.grewFrame = atMS, idx
 		}
 		tr.area = b.area
+		// A die first seen as a sliver at the edge appears when about
+		// half of it is in view (or it is clear of the edge).
+		if tr.provisional && (float64(b.area) >= t.dieW*t.dieW || !t.nearBorder(b.box, 1)) {
+			tr.provisional = false
+			tr.firstMS, tr.firstFrame = atMS, idx
+		}
 	}
 	// A track whose die is hidden inside another blob (dice touching, a
 	// hand over them) is kept where it is.
@@ -434,6 +443,7 @@ func (t *Tracker) associate(idx int, atMS int64, res *Result) []Exit {
 		tr := &track{id: t.nextID, cx: b.cx, cy: b.cy, box: b.box, area: b.area, firstMS: atMS, firstFrame: idx,
 			moving: b.moving, large: b.area > t.bigPx, seen: true}
 		m := int(math.Ceil(t.dieW))
+		tr.provisional = float64(b.area) < t.dieW*t.dieW && t.nearBorder(b.box, 1)
 		if t.nearBorder(b.box, 10*m) {
 			// Fast dice are first seen well inside: near an edge, it came
 			// in over that edge.

@@ -1,0 +1,523 @@
+package vision
+
+import (
+	"fmt"
+	"image"
+	"math"
+	"os"
+
+	"gocv.io/x/gocv"
+)
+
+// The at-rest reader reads the dice of a throw in the frame that decides
+// it, using what the daemon knows there and a still photo does not: the
+// empty table it has been watching (the background), where the tracker saw
+// each die come to rest, and the die size the calibration expects. A die is
+// whatever differs from the empty table at a tracked place, whatever the
+// layout printed under it; its pips are the white marks inside its face.
+// Two cues must agree before a value is given: the number of pips, and
+// their fit to that number's canonical layout at the face's orientation.
+
+// bgrPatch is a small BGR image copied out of a frame.
+type bgrPatch struct {
+	w, h int
+	pix  []byte // BGR, row-major
+	// origin of the patch in the frame
+	x0, y0 int
+}
+
+func (p *bgrPatch) at(x, y int) (b, g, r byte) {
+	i := (y*p.w + x) * 3
+	return p.pix[i], p.pix[i+1], p.pix[i+2]
+}
+
+func patchOf(m gocv.Mat, r image.Rectangle) (bgrPatch, bool) {
+	r = r.Intersect(image.Rect(0, 0, m.Cols(), m.Rows()))
+	if r.Dx() < 4 || r.Dy() < 4 || m.Type() != gocv.MatTypeCV8UC3 {
+		return bgrPatch{}, false
+	}
+	reg := m.Region(r)
+	c := reg.Clone()
+	reg.Close()
+	defer c.Close()
+	return bgrPatch{w: r.Dx(), h: r.Dy(), pix: c.ToBytes(), x0: r.Min.X, y0: r.Min.Y}, true
+}
+
+// restDie is one die found by the at-rest reader, in frame pixels.
+type restDie struct {
+	cx, cy     float64
+	w, h       float64 // face extents along its axes
+	angle      float64 // radians
+	area       int     // pixels that differ from the background
+	value      int
+	confidence float64
+	flatness   float64
+}
+
+// readRest finds and reads the dice in one region of a frame against the
+// empty-table background. edge is the expected die edge in pixels there.
+func readRest(fr, bg bgrPatch, edge float64) []restDie {
+	w, h := fr.w, fr.h
+	diff := make([]bool, w*h)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			b1, g1, r1 := fr.at(x, y)
+			b2, g2, r2 := bg.at(x, y)
+			d := max(absDiff(b1, b2), absDiff(g1, g2), absDiff(r1, r2))
+			diff[y*w+x] = d > 45 && !isShadow(b1, g1, r1, b2, g2, r2)
+		}
+	}
+	diff = closeMask(diff, w, h)
+	comps := components(diff, w, h)
+	dieArea := edge * edge
+	var out []restDie
+	for _, c := range comps {
+		a := float64(len(c))
+		if a < 0.35*dieArea {
+			continue // noise, a shadow edge
+		}
+		for _, part := range splitBlob(c, w, h, edge) {
+			if float64(len(part)) < 0.35*dieArea {
+				continue
+			}
+			d := fitFace(part, w)
+			d.cx += float64(fr.x0)
+			d.cy += float64(fr.y0)
+			readPips(&d, fr, edge)
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// isShadow reports a pixel that is darker than the background in every
+// channel: the die's shadow, not the die. A die is brighter than the table
+// in at least one channel (a red die's red, a white die's all, the white
+// pips of a dark die).
+func isShadow(b1, g1, r1, b2, g2, r2 byte) bool {
+	return b1 <= b2+6 && g1 <= g2+6 && r1 <= r2+6
+}
+
+func absDiff(a, b byte) int {
+	if a > b {
+		return int(a - b)
+	}
+	return int(b - a)
+}
+
+// closeMask fills one-pixel holes and gaps (a dilation then an erosion with
+// a 3x3 square).
+func closeMask(m []bool, w, h int) []bool {
+	dil := make([]bool, len(m))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			v := false
+			for dy := -1; dy <= 1 && !v; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					xx, yy := x+dx, y+dy
+					if xx >= 0 && yy >= 0 && xx < w && yy < h && m[yy*w+xx] {
+						v = true
+						break
+					}
+				}
+			}
+			dil[y*w+x] = v
+		}
+	}
+	out := make([]bool, len(m))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			v := true
+			for dy := -1; dy <= 1 && v; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					xx, yy := x+dx, y+dy
+					if xx >= 0 && yy >= 0 && xx < w && yy < h && !dil[yy*w+xx] {
+						v = false
+						break
+					}
+				}
+			}
+			out[y*w+x] = v
+		}
+	}
+	return out
+}
+
+// components labels 4-connected regions of a mask; each is a list of pixel
+// indexes.
+func components(m []bool, w, h int) [][]int {
+	seen := make([]bool, len(m))
+	var out [][]int
+	stack := []int{}
+	for i, v := range m {
+		if !v || seen[i] {
+			continue
+		}
+		var comp []int
+		stack = append(stack[:0], i)
+		seen[i] = true
+		for len(stack) > 0 {
+			p := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			comp = append(comp, p)
+			x, y := p%w, p/w
+			for _, q := range [4][2]int{{x - 1, y}, {x + 1, y}, {x, y - 1}, {x, y + 1}} {
+				if q[0] < 0 || q[1] < 0 || q[0] >= w || q[1] >= h {
+					continue
+				}
+				j := q[1]*w + q[0]
+				if m[j] && !seen[j] {
+					seen[j] = true
+					stack = append(stack, j)
+				}
+			}
+		}
+		out = append(out, comp)
+	}
+	return out
+}
+
+// splitBlob separates dice that touch: pixels far from the blob's edge (a
+// chamfer distance of at least 0.3 die edges) form one core per die, and
+// every pixel goes to the nearest core. A blob with one core is one die.
+func splitBlob(c []int, w, h int, edge float64) [][]int {
+	if float64(len(c)) < 1.6*edge*edge {
+		return [][]int{c}
+	}
+	in := make([]bool, w*h)
+	for _, p := range c {
+		in[p] = true
+	}
+	const inf = 1 << 20
+	dist := make([]int, w*h)
+	for i := range dist {
+		if in[i] {
+			dist[i] = inf
+		}
+	}
+	// Two-pass 3-4 chamfer distance to the nearest outside pixel.
+	get := func(x, y int) int {
+		if x < 0 || y < 0 || x >= w || y >= h {
+			return 0
+		}
+		return dist[y*w+x]
+	}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			i := y*w + x
+			if !in[i] {
+				continue
+			}
+			dist[i] = min(dist[i], get(x-1, y)+3, get(x, y-1)+3, get(x-1, y-1)+4, get(x+1, y-1)+4)
+		}
+	}
+	for y := h - 1; y >= 0; y-- {
+		for x := w - 1; x >= 0; x-- {
+			i := y*w + x
+			if !in[i] {
+				continue
+			}
+			dist[i] = min(dist[i], get(x+1, y)+3, get(x, y+1)+3, get(x+1, y+1)+4, get(x-1, y+1)+4)
+		}
+	}
+	core := make([]bool, w*h)
+	th := int(0.3 * edge * 3)
+	for _, p := range c {
+		core[p] = dist[p] >= th
+	}
+	cores := components(core, w, h)
+	var big [][]int
+	for _, k := range cores {
+		if float64(len(k)) >= 0.02*edge*edge {
+			big = append(big, k)
+		}
+	}
+	if len(big) <= 1 {
+		return [][]int{c}
+	}
+	cx := make([]float64, len(big))
+	cy := make([]float64, len(big))
+	for i, k := range big {
+		for _, p := range k {
+			cx[i] += float64(p % w)
+			cy[i] += float64(p / w)
+		}
+		cx[i] /= float64(len(k))
+		cy[i] /= float64(len(k))
+	}
+	parts := make([][]int, len(big))
+	for _, p := range c {
+		x, y := float64(p%w), float64(p/w)
+		best, bd := 0, math.Inf(1)
+		for i := range big {
+			if d := math.Hypot(x-cx[i], y-cy[i]); d < bd {
+				best, bd = i, d
+			}
+		}
+		parts[best] = append(parts[best], p)
+	}
+	return parts
+}
+
+// fitFace finds the smallest rectangle around a blob over rotations of
+// one degree; coordinates stay patch-relative.
+func fitFace(c []int, w int) restDie {
+	xs := make([]float64, len(c))
+	ys := make([]float64, len(c))
+	for i, p := range c {
+		xs[i], ys[i] = float64(p%w), float64(p/w)
+	}
+	best := restDie{area: len(c)}
+	bestArea := math.Inf(1)
+	for deg := 0; deg < 90; deg++ {
+		a := float64(deg) * math.Pi / 180
+		ca, sa := math.Cos(a), math.Sin(a)
+		u0, u1, v0, v1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+		for i := range xs {
+			u := xs[i]*ca + ys[i]*sa
+			v := -xs[i]*sa + ys[i]*ca
+			u0, u1, v0, v1 = min(u0, u), max(u1, u), min(v0, v), max(v1, v)
+		}
+		du, dv := u1-u0+1, v1-v0+1
+		if du*dv < bestArea {
+			bestArea = du * dv
+			uc, vc := (u0+u1)/2, (v0+v1)/2
+			best.cx = uc*ca - vc*sa
+			best.cy = uc*sa + vc*ca
+			best.w, best.h, best.angle = du, dv, a
+		}
+	}
+	ratio := min(best.w, best.h) / max(best.w, best.h)
+	fill := float64(len(c)) / bestArea
+	best.flatness = ratio * min(1, fill/0.85)
+	return best
+}
+
+// sample is the frame's colour at a fractional position (bilinear), as
+// the smallest of the three channels: white pips are bright in all three,
+// the die body and the felt are not.
+func (p *bgrPatch) whiteness(x, y float64) float64 {
+	x0, y0 := int(math.Floor(x)), int(math.Floor(y))
+	if x0 < 0 || y0 < 0 || x0+1 >= p.w || y0+1 >= p.h {
+		return 0
+	}
+	fx, fy := x-float64(x0), y-float64(y0)
+	v := func(x, y int) float64 {
+		b, g, r := p.at(x, y)
+		return float64(min(b, g, r))
+	}
+	return v(x0, y0)*(1-fx)*(1-fy) + v(x0+1, y0)*fx*(1-fy) + v(x0, y0+1)*(1-fx)*fy + v(x0+1, y0+1)*fx*fy
+}
+
+// debugRead prints each at-rest read to stderr (DICEWATCH_DEBUG_READ=1).
+var debugRead = os.Getenv("DICEWATCH_DEBUG_READ") == "1"
+
+const faceGrid = 48 // samples across the rectified face
+
+// readPips rectifies the die's face into a faceGrid square, finds the
+// white pips, and gives a value only when their count and their layout
+// agree.
+func readPips(d *restDie, fr bgrPatch, edge float64) {
+	const span = 0.8 // fraction of the half-face sampled (pips reach 0.7; stay off the rim and what lies beyond)
+	ca, sa := math.Cos(d.angle), math.Sin(d.angle)
+	lx, ly := d.cx-float64(fr.x0), d.cy-float64(fr.y0)
+	g := make([]float64, faceGrid*faceGrid)
+	for j := 0; j < faceGrid; j++ {
+		for i := 0; i < faceGrid; i++ {
+			u := (float64(i)+0.5)/faceGrid*2 - 1
+			v := (float64(j)+0.5)/faceGrid*2 - 1
+			if math.Max(math.Abs(u), math.Abs(v))*span > 0.72 {
+				continue // the rim and rounded corners: pips never reach here
+			}
+			du, dv := u*span*d.w/2, v*span*d.h/2
+			g[j*faceGrid+i] = fr.whiteness(lx+du*ca-dv*sa, ly+du*sa+dv*ca)
+		}
+	}
+	th, contrast := restOtsu(g)
+	mask := make([]bool, len(g))
+	for i, v := range g {
+		mask[i] = v > th
+	}
+	// Expected pip: about 0.18 of the face edge across.
+	unit := float64(faceGrid) / (2 * span) // grid pixels per half-face unit
+	pipArea := math.Pi * math.Pow(0.18*unit, 2)
+	var us, vs []float64
+	var odd bool
+	big := 0
+	for _, c := range components(mask, faceGrid, faceGrid) {
+		a := float64(len(c))
+		if a < 0.2*pipArea {
+			continue // noise, glare speck
+		}
+		if a > 2.2*pipArea {
+			// A one is often one large pip; anything else this big is pips
+			// run together or a face edge: not a clean read.
+			if a <= 5*pipArea {
+				big++
+			} else {
+				odd = true
+			}
+			if a > 5*pipArea {
+				continue
+			}
+		}
+		var sx, sy float64
+		for _, p := range c {
+			sx += float64(p % faceGrid)
+			sy += float64(p / faceGrid)
+		}
+		n := float64(len(c))
+		us = append(us, ((sx/n+0.5)/faceGrid*2-1)*span)
+		vs = append(vs, ((sy/n+0.5)/faceGrid*2-1)*span)
+	}
+	n := len(us)
+	if big > 0 && n != 1 {
+		odd = true // a large blob is only a one's pip
+	}
+	if debugRead {
+		fmt.Fprintf(os.Stderr, "restread: at %.0f,%.0f pips=%d big=%d odd=%v contrast=%.0f", d.cx, d.cy, n, big, odd, contrast)
+	}
+	if n < 1 || n > 6 || contrast < 40 || odd {
+		if debugRead {
+			fmt.Fprintln(os.Stderr)
+		}
+		return
+	}
+	res := layoutResidual(us, vs)
+	if debugRead {
+		fmt.Fprintf(os.Stderr, " residual=%.3f\n", res)
+	}
+	// Measured on generated sessions: right reads fit their layout within
+	// about 0.1 face units; a glare speck taken for a pip (a 2 read as a 3)
+	// fits no better than 0.116. Above 0.1 the die is unreadable.
+	limit := 0.1
+	if n == 1 {
+		limit = 0.25 // a lone pip must sit in the middle of the face
+	}
+	if res > limit {
+		return
+	}
+	d.value = n
+	d.confidence = math.Max(0, math.Min(1, 1-res/(5*limit))) * math.Min(1, contrast/80)
+}
+
+// restOtsu returns the threshold that best splits values in two classes, and
+// the difference between the two class means.
+func restOtsu(vals []float64) (float64, float64) {
+	var hist [256]float64
+	for _, v := range vals {
+		hist[int(math.Max(0, math.Min(255, v)))]++
+	}
+	total := float64(len(vals))
+	var sum float64
+	for i, c := range hist {
+		sum += float64(i) * c
+	}
+	var wB, sumB, best, th, m0, m1 float64
+	for t := 0; t < 256; t++ {
+		wB += hist[t]
+		if wB == 0 {
+			continue
+		}
+		wF := total - wB
+		if wF == 0 {
+			break
+		}
+		sumB += float64(t) * hist[t]
+		mB, mF := sumB/wB, (sum-sumB)/wF
+		if between := wB * wF * (mB - mF) * (mB - mF); between > best {
+			best, th, m0, m1 = between, float64(t), mB, mF
+		}
+	}
+	return th, m1 - m0
+}
+
+// canonical pip layouts in face units (the face spans -1..1), each with its
+// variants under a quarter turn.
+var canonical = func() map[int][][][2]float64 {
+	q := 0.5
+	return map[int][][][2]float64{
+		1: {{{0, 0}}},
+		2: {{{-q, -q}, {q, q}}, {{-q, q}, {q, -q}}},
+		3: {{{-q, -q}, {0, 0}, {q, q}}, {{-q, q}, {0, 0}, {q, -q}}},
+		4: {{{-q, -q}, {q, -q}, {-q, q}, {q, q}}},
+		5: {{{-q, -q}, {q, -q}, {0, 0}, {-q, q}, {q, q}}},
+		6: {{{-q, -q}, {-q, 0}, {-q, q}, {q, -q}, {q, 0}, {q, q}}, {{-q, -q}, {0, -q}, {q, -q}, {-q, q}, {0, q}, {q, q}}},
+	}
+}()
+
+// layoutResidual is the mean distance, in face units, between the pips
+// found and the best-fitting canonical layout of that count, over its
+// quarter-turn variants, a pip spacing of 0.4 to 0.65, a small turn (the
+// face's angle is measured from a few pixels) and a shift (its centre
+// too). A lone pip has no layout to fit: its residual is its distance from
+// the face's centre.
+func layoutResidual(us, vs []float64) float64 {
+	n := len(us)
+	if n == 1 {
+		return math.Hypot(us[0], vs[0])
+	}
+	best := math.Inf(1)
+	perm := make([]int, n)
+	for _, variant := range canonical[n] {
+		for _, scale := range []float64{0.8, 0.9, 1.0, 1.1, 1.2, 1.3} {
+			for turn := -15.0; turn <= 15; turn += 5 {
+				ca, sa := math.Cos(turn*math.Pi/180), math.Sin(turn*math.Pi/180)
+				cu := make([]float64, n)
+				cv := make([]float64, n)
+				for k := range variant {
+					x, y := variant[k][0]*scale, variant[k][1]*scale
+					cu[k], cv[k] = x*ca-y*sa, x*sa+y*ca
+				}
+				for i := range perm {
+					perm[i] = i
+				}
+				permute(perm, 0, func(p []int) {
+					var mx, my float64
+					for i, k := range p {
+						mx += us[i] - cu[k]
+						my += vs[i] - cv[k]
+					}
+					mx /= float64(n)
+					my /= float64(n)
+					var s float64
+					for i, k := range p {
+						s += math.Hypot(us[i]-cu[k]-mx, vs[i]-cv[k]-my)
+					}
+					// A shift is allowed, but not a large one: the
+					// layout must still sit on the face.
+					s = s/float64(n) + 0.5*math.Max(0, math.Hypot(mx, my)-0.15)
+					best = math.Min(best, s)
+				})
+			}
+		}
+	}
+	return best
+}
+
+func permute(a []int, k int, f func([]int)) {
+	if k == len(a) {
+		f(a)
+		return
+	}
+	for i := k; i < len(a); i++ {
+		a[k], a[i] = a[i], a[k]
+		permute(a, k+1, f)
+		a[k], a[i] = a[i], a[k]
+	}
+}
+
+// toDetection converts an at-rest die to the reader's output form.
+func (d restDie) toDetection(edge, minFlat float64) Detection {
+	half := max(d.w, d.h) / 2
+	box := image.Rect(int(d.cx-half), int(d.cy-half), int(math.Ceil(d.cx+half)), int(math.Ceil(d.cy+half)))
+	// The face's size is measured by its area, which thin protrusions (an
+	// anti-aliased rim, a shadow's tinted edge) barely change; the
+	// rectangle's sides would.
+	size := math.Sqrt(float64(d.area))
+	return Detection{
+		Box: box, CX: d.cx, CY: d.cy, Value: d.value, Confidence: d.confidence,
+		Flat: d.flatness >= minFlat, Flatness: d.flatness, SizeRatio: size / edge, EdgePx: size,
+	}
+}
+
