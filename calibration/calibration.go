@@ -178,7 +178,7 @@ func (c *Calibration) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	b = append([]byte("# dicewatch calibration, written by `dicewatch calibrate`; see docs/calibration.md\n"), b...)
+	b = append([]byte("# dicewatch calibration, written by `dicewatch calibrate`; see README.md, Calibrating a table\n"), b...)
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".calibration-*.yaml")
 	if err != nil {
 		return fmt.Errorf("calibration: save: %w", err)

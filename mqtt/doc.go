@@ -2,7 +2,7 @@
 // paho): topics, payload schema, birth and last will, retained state, and
 // in-order QoS 1 delivery that resumes after restarts. It also takes in and
 // verifies signed operator commands. The contract for consumers is
-// docs/mqtt.md; the payload schemas are in schema/.
+// README.md ("MQTT contract"); the payload schemas are in schema/.
 //
 // # Wiring
 //

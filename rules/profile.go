@@ -16,7 +16,7 @@ const (
 
 // Profile holds the house rules for one table. Zero values are replaced by
 // the defaults of DefaultProfile, which follow the reference texts. Every
-// field is documented with its default and rule text in docs/rules.md.
+// field is documented with its default and rule text in README.md ("Rules").
 type Profile struct {
 	Game Game `yaml:"game" json:"game"`
 	// Dice is how many dice are thrown (craps and backgammon 2, pai gow and sic bo 3).

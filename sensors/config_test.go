@@ -115,16 +115,17 @@ func TestMaxDelayMS(t *testing.T) {
 	}
 }
 
-// TestWiringDocExample keeps the config example in docs/sensors.md valid.
+// TestWiringDocExample keeps the sensors config example in README.md valid.
 func TestWiringDocExample(t *testing.T) {
-	b, err := os.ReadFile("../docs/sensors.md")
+	b, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Skipf("docs not beside the package: %v", err)
 	}
-	_, rest, ok := strings.Cut(string(b), "```yaml\n")
+	_, sec, _ := strings.Cut(string(b), "## Table sensors")
+	_, rest, ok := strings.Cut(sec, "```yaml\n")
 	block, _, ok2 := strings.Cut(rest, "```")
 	if !ok || !ok2 {
-		t.Fatal("docs/sensors.md has no yaml block")
+		t.Fatal("README.md has no yaml block")
 	}
 	var doc struct {
 		Sensors sensors.Config `yaml:"sensors"`

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dicewatch/dicewatch/mqtt/mqtttest"
 	"github.com/dicewatch/dicewatch/rules"
+	"github.com/dicewatch/dicewatch/schema"
 	"github.com/dicewatch/dicewatch/vision/scene"
 )
 
@@ -119,6 +120,9 @@ http:
 		var body map[string]any
 		if err := json.Unmarshal(m.Payload, &body); err != nil {
 			t.Fatalf("%s: payload is not JSON: %v", m.Topic, err)
+		}
+		if err := schema.Validate(m.Payload); err != nil {
+			t.Errorf("%s: payload does not match its JSON Schema: %v\n%s", m.Topic, err, m.Payload)
 		}
 		for _, k := range []string{"schema", "table", "id", "ts"} {
 			if _, ok := body[k]; !ok {

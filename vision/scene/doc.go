@@ -31,7 +31,7 @@
 // Generate renders a session to a directory: session.avi (Motion-JPEG AVI
 // at the camera's fps), truth.jsonl (ThrowTruth lines), frames.jsonl
 // (FrameTruth lines), sensors.jsonl (sensors.Event lines), calibration.yaml
-// and session.json (Manifest). docs/generator.md describes the formats.
+// and session.json (Manifest). README.md ("The scene generator") describes the formats.
 //
 // Time: frame k is at floor(k*1000/fps) ms on the stream clock, and sensor
 // events use the same clock. A dropped frame (Config.DropRate) repeats the
