@@ -520,4 +520,3 @@ func (d restDie) toDetection(edge, minFlat float64) Detection {
 		Flat: d.flatness >= minFlat, Flatness: d.flatness, SizeRatio: size / edge, EdgePx: size,
 	}
 }
-
