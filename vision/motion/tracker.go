@@ -99,7 +99,9 @@ func (t *Tracker) init(frame gocv.Mat) {
 	t.bigPx = int(12 * area)
 	// Changed pixels that make a blob moving: enough that compression and
 	// sensor noise around a still die does not qualify.
-	t.movePx = max(2, int(math.Round(0.15*area)))
+	// (0.3 of a die: a cocked die's skewed, high-contrast rim flickers under
+	// MJPG compression by about 0.2 of a die in recordings.)
+	t.movePx = max(2, int(math.Round(0.3*area)))
 	for _, m := range []*gocv.Mat{&t.small, &t.prev, &t.bgF, &t.bg8, &t.d3, &t.dBg, &t.dMv, &t.fg, &t.mv, &t.upd} {
 		*m = gocv.NewMat()
 	}
