@@ -48,7 +48,11 @@ func (r sceneReport) String() string {
 
 // measureScene plays a generated session through a tracker and scores it
 // against the generator's truth.
-func measureScene(t testing.TB, seed int64, throws, from int, w, h int, settle int64) sceneReport {
+//
+// With jpegQuality > 0 each rendered frame goes through a JPEG encode and
+// decode at that quality first, as the frames of the generator's MJPG
+// recordings (and of an MJPG camera) do.
+func measureScene(t testing.TB, seed int64, throws, from int, w, h int, settle int64, jpegQuality int) sceneReport {
 	t.Helper()
 	s, err := scene.NewSession(scene.Config{Seed: seed, Throws: throws, Camera: scene.Camera{Width: w, Height: h, FPS: 30}})
 	if err != nil {
@@ -65,6 +69,9 @@ func measureScene(t testing.TB, seed int64, throws, from int, w, h int, settle i
 	// The empty table, as a daemon would load it from calibration.
 	if err := s.Background(&frame); err != nil {
 		t.Fatal(err)
+	}
+	if jpegQuality > 0 {
+		jpegRoundTrip(t, &frame, jpegQuality)
 	}
 	tr.SetBackground(frame)
 
@@ -99,6 +106,9 @@ func measureScene(t testing.TB, seed int64, throws, from int, w, h int, settle i
 		if !s.Dropped(k) || k == first {
 			if ft, err = s.Render(k, &frame); err != nil {
 				t.Fatal(err)
+			}
+			if jpegQuality > 0 {
+				jpegRoundTrip(t, &frame, jpegQuality)
 			}
 		}
 		at := cam.FrameMS(k)
@@ -247,7 +257,15 @@ func TestSceneThrows(t *testing.T) {
 	if v := os.Getenv("DICEWATCH_SCENE_FROM"); v != "" {
 		from, _ = strconv.Atoi(v)
 	}
-	rep := measureScene(t, seed, throws, from, w, h, settle)
+	quality := 80 // the generator's MJPG quality; DICEWATCH_SCENE_MJPG=0 scores raw renders
+	if v := os.Getenv("DICEWATCH_SCENE_MJPG"); v != "" {
+		q, err := strconv.Atoi(v)
+		if err != nil || q < 0 || q > 100 {
+			t.Fatalf("DICEWATCH_SCENE_MJPG=%q: want a JPEG quality 0..100", v)
+		}
+		quality = q
+	}
+	rep := measureScene(t, seed, throws, from, w, h, settle, quality)
 	t.Logf("seed %d, %dx%d, settle %d ms:\n%s", seed, w, h, settle, rep)
 	for i, f := range rep.failures {
 		if i == 80 {
@@ -272,4 +290,20 @@ func TestSceneThrows(t *testing.T) {
 	if rep.firstOK != rep.dice {
 		t.Errorf("first appearance within one frame for %d/%d dice", rep.firstOK, rep.dice)
 	}
+}
+
+// jpegRoundTrip replaces frame with its JPEG-decoded self at quality q.
+func jpegRoundTrip(t testing.TB, frame *gocv.Mat, q int) {
+	t.Helper()
+	buf, err := gocv.IMEncodeWithParams(gocv.JPEGFileExt, *frame, []int{gocv.IMWriteJpegQuality, q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Close()
+	dec, err := gocv.IMDecode(buf.GetBytes(), gocv.IMReadColor)
+	if err != nil || dec.Empty() {
+		t.Fatalf("JPEG round trip: %v", err)
+	}
+	defer dec.Close()
+	dec.CopyTo(frame)
 }
