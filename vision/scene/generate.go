@@ -10,6 +10,8 @@ import (
 
 	"gocv.io/x/gocv"
 	"gopkg.in/yaml.v3"
+
+	"github.com/dicewatch/dicewatch/vision/avi"
 )
 
 // Files written by Generate.
@@ -111,7 +113,7 @@ func (s *Session) WriteVideo(dir string) (err error) {
 	if err := s.prepare(); err != nil {
 		return err
 	}
-	aw, err := newAVIWriter(filepath.Join(dir, FileVideo), s.cam.Width, s.cam.Height, s.cam.FPS)
+	aw, err := avi.Create(filepath.Join(dir, FileVideo), s.cam.Width, s.cam.Height, s.cam.FPS)
 	if err != nil {
 		return err
 	}
