@@ -41,6 +41,8 @@ type Config struct {
 	Profile rules.Profile `yaml:"profile"`
 	// Journal is the durable log.
 	Journal Journal `yaml:"journal"`
+	// Evidence is the ring of throw clips on disk.
+	Evidence Evidence `yaml:"evidence"`
 	// MQTT is the broker connection, topics and operator keys (see mqtt.Config).
 	MQTT mqtt.Config `yaml:"mqtt"`
 	// Sensors are the table's GPIO inputs and lamps (see sensors.Config).
@@ -90,6 +92,28 @@ type Journal struct {
 	// MaxAgeDays drops segments older than this, once delivered (0: no limit).
 	MaxAgeDays int `yaml:"max_age_days"`
 }
+
+// Evidence is the ring of short clips, one per throw, kept for disputes.
+type Evidence struct {
+	// Enabled turns clips on (default true).
+	Enabled *bool `yaml:"enabled"`
+	// Dir holds the clips (default: clips/ beside journal.dir).
+	Dir string `yaml:"dir"`
+	// PreSeconds of video before the throw opened (default 2).
+	PreSeconds float64 `yaml:"pre_seconds"`
+	// PostSeconds of video after the decision (default 2).
+	PostSeconds float64 `yaml:"post_seconds"`
+	// MaxMB and MaxClips bound the ring; the oldest clips are removed first.
+	MaxMB    int `yaml:"max_mb"`
+	MaxClips int `yaml:"max_clips"`
+	// Scale is the clips' size relative to the camera's (default 0.5).
+	Scale float64 `yaml:"scale"`
+	// Quality is the clips' JPEG quality (default 75).
+	Quality int `yaml:"quality"`
+}
+
+// On reports whether clips are recorded.
+func (e Evidence) On() bool { return e.Enabled == nil || *e.Enabled }
 
 // HTTP is the operations endpoint.
 type HTTP struct {
@@ -195,6 +219,7 @@ func (c *Config) resolve(dir string) {
 	}
 	c.Calibration = abs(c.Calibration)
 	c.Journal.Dir = abs(c.Journal.Dir)
+	c.Evidence.Dir = abs(c.Evidence.Dir)
 	c.MQTT.StateDir = abs(c.MQTT.StateDir)
 	c.MQTT.PasswordFile = abs(c.MQTT.PasswordFile)
 	c.MQTT.TLS.CA = abs(c.MQTT.TLS.CA)
@@ -230,6 +255,27 @@ func (c *Config) defaults() {
 		c.MQTT.StateDir = filepath.Join(filepath.Dir(c.Journal.Dir), "mqtt")
 	}
 	c.MQTT.SetDefaults()
+	if c.Evidence.Dir == "" && c.Journal.Dir != "" {
+		c.Evidence.Dir = filepath.Join(filepath.Dir(c.Journal.Dir), "clips")
+	}
+	if c.Evidence.PreSeconds == 0 {
+		c.Evidence.PreSeconds = 2
+	}
+	if c.Evidence.PostSeconds == 0 {
+		c.Evidence.PostSeconds = 2
+	}
+	if c.Evidence.MaxMB == 0 {
+		c.Evidence.MaxMB = 512
+	}
+	if c.Evidence.MaxClips == 0 {
+		c.Evidence.MaxClips = 1000
+	}
+	if c.Evidence.Scale == 0 {
+		c.Evidence.Scale = 0.5
+	}
+	if c.Evidence.Quality == 0 {
+		c.Evidence.Quality = 75
+	}
 	if c.HTTP.Listen == "" {
 		c.HTTP.Listen = "127.0.0.1:9108"
 	}
@@ -244,7 +290,7 @@ func (c *Config) defaults() {
 type problem struct{ key, msg string }
 
 // derived are keys whose defaults come from other keys (table, journal.dir).
-var derived = map[string]bool{"mqtt.table": true, "mqtt.client_id": true, "mqtt.prefix": true, "mqtt.state_dir": true}
+var derived = map[string]bool{"mqtt.table": true, "mqtt.client_id": true, "mqtt.prefix": true, "mqtt.state_dir": true, "evidence.dir": true}
 
 var tableID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
@@ -308,6 +354,27 @@ func (c *Config) validate() []problem {
 	}
 	if c.Journal.MaxAgeDays < 0 || c.Journal.MaxAgeDays > 3650 {
 		add("journal.max_age_days", "%d is out of range 0..3650", c.Journal.MaxAgeDays)
+	}
+	if c.Evidence.Dir != "" && c.Journal.Dir != "" && filepath.Clean(c.Evidence.Dir) == filepath.Clean(c.Journal.Dir) {
+		add("evidence.dir", "%q is the journal's folder: clips need a folder of their own", c.Evidence.Dir)
+	}
+	if v := c.Evidence.PreSeconds; !(v >= 0.5 && v <= 30) {
+		add("evidence.pre_seconds", "%g is out of range 0.5..30", v)
+	}
+	if v := c.Evidence.PostSeconds; !(v >= 0.5 && v <= 30) {
+		add("evidence.post_seconds", "%g is out of range 0.5..30", v)
+	}
+	if v := c.Evidence.MaxMB; v < 16 || v > 1<<20 {
+		add("evidence.max_mb", "%d is out of range 16..1048576", v)
+	}
+	if v := c.Evidence.MaxClips; v < 10 || v > 1000000 {
+		add("evidence.max_clips", "%d is out of range 10..1000000", v)
+	}
+	if v := c.Evidence.Scale; !(v >= 0.1 && v <= 1) {
+		add("evidence.scale", "%g is out of range 0.1..1", v)
+	}
+	if v := c.Evidence.Quality; v < 10 || v > 100 {
+		add("evidence.quality", "%d is out of range 10..100", v)
 	}
 	for _, p := range c.MQTT.Problems() {
 		add(p.Key, "%s", p.Msg)

@@ -78,6 +78,13 @@ type Metrics struct {
 	ComponentHealthy *GaugeVec
 	// DiskFreeBytes is the free space of a watched path (label path).
 	DiskFreeBytes *GaugeVec
+	// ClipsWritten counts evidence clips put in place; ClipFailures those
+	// lost to write errors; ClipFramesDropped frames the clips did not get
+	// (label stage: encode, the encoder was busy; record, the recorder was
+	// behind). A dropped frame repeats the previous picture in the clip.
+	ClipsWritten      *Counter
+	ClipFailures      *Counter
+	ClipFramesDropped *CounterVec
 	// CalibrationInfo is 1 with the loaded calibration's hash as a label.
 	CalibrationInfo *GaugeVec
 	// BuildInfo is 1 with version, revision and Go version as labels.
@@ -120,6 +127,12 @@ func NewMetrics(version string) *Metrics {
 	m.CameraFaults = r.Counter("dicewatch_camera_faults_total", "Camera losses (fault events).")
 	m.ComponentHealthy = r.GaugeVec("dicewatch_component_healthy", "1 while a component reported healthy, else 0 (as in /healthz).", "component")
 	m.DiskFreeBytes = r.GaugeVec("dicewatch_disk_free_bytes", "Free bytes on the file system of a watched path.", "path")
+	m.ClipsWritten = r.Counter("dicewatch_clips_written_total", "Evidence clips written to the clip ring.")
+	m.ClipFailures = r.Counter("dicewatch_clip_failures_total", "Evidence clips lost to write errors (disk full, permissions).")
+	m.ClipFramesDropped = r.CounterVec("dicewatch_clip_frames_dropped_total",
+		"Frames the evidence clips did not get, by stage (encode or record); the clip repeats the previous picture.", "stage")
+	m.ClipFramesDropped.With("encode")
+	m.ClipFramesDropped.With("record")
 	m.CalibrationInfo = r.GaugeVec("dicewatch_calibration_info", "The loaded calibration, by content hash (value is always 1).", "hash")
 	m.BuildInfo = r.GaugeVec("dicewatch_build_info", "Build of the running binary (value is always 1).", "version", "revision", "goversion")
 	m.BuildInfo.With(version, vcsRevision(), runtime.Version()).Set(1)

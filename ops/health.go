@@ -17,6 +17,7 @@ const (
 	ComponentBroker      = "broker"
 	ComponentSensors     = "sensors"
 	ComponentDisk        = "disk"
+	ComponentEvidence    = "evidence"
 )
 
 // DefaultRequired are the components /healthz requires: without them no

@@ -96,6 +96,14 @@ func New(cfg Config) *Tracker {
 // Busy reports whether a throw is open (in the air, or at rest awaiting the grace period).
 func (t *Tracker) Busy() bool { return t.phase == throwing || t.phase == closing }
 
+// OpenSince reports the open throw's start (stream ms), if a throw is open.
+func (t *Tracker) OpenSince() (int64, bool) {
+	if !t.Busy() {
+		return 0, false
+	}
+	return t.cur.StartMS, true
+}
+
 // Faulted reports whether any equipment or sensor input is faulted now.
 func (t *Tracker) Faulted() bool { return len(t.faults) > 0 || t.inputs.Any() }
 

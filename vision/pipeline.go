@@ -45,6 +45,9 @@ type PipelineConfig struct {
 	// Snapshots: when set, the deciding frame of each throw is annotated
 	// and JPEG-encoded into Event.Snapshot.
 	Snapshots bool
+	// Clip, when set, gets a reduced copy of every frame for the evidence
+	// clips (encoded off the frame loop; dropped, never waited for).
+	Clip *ClipTap
 	// Backoff bounds the reconnect delay after a camera fault (default 2 s).
 	Backoff time.Duration
 	// Heartbeat, when set, is called on every pass of the loop (frames and
@@ -73,6 +76,9 @@ type Event struct {
 // StageTiming is how long each stage took for one frame.
 type StageTiming struct {
 	Capture, Motion, Read time.Duration
+	// Clip is the previous frame's hand-over to the clip encoder (the
+	// resize; 0 without clips).
+	Clip time.Duration
 }
 
 // ErrCalibrationMismatch: the frames are not the size the calibration was made for.
@@ -134,6 +140,12 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 	bg := gocv.NewMat()
 	defer bg.Close()
 	idleFrames := 0
+	var clipEnc *clipEncoder
+	if cfg.Clip != nil {
+		clipEnc = startClipEncoder(cfg.Clip)
+		defer clipEnc.stop()
+	}
+	var clipTime time.Duration
 
 	var src source.Source
 	defer func() {
@@ -246,8 +258,15 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 				ev.Snapshot = snapshot(frame, dets)
 			}
 		}
-		ev.Timing = StageTiming{Capture: t1.Sub(t0), Motion: t2.Sub(t1), Read: time.Since(t2)}
+		ev.Timing = StageTiming{Capture: t1.Sub(t0), Motion: t2.Sub(t1), Read: time.Since(t2), Clip: clipTime}
 		emit(ev)
+		if clipEnc != nil {
+			// After the observation is out, so evidence adds nothing to
+			// the decision's latency.
+			t3 := time.Now()
+			clipEnc.offer(frame, f.AtMS)
+			clipTime = time.Since(t3)
+		}
 	}
 	return ctx.Err()
 }

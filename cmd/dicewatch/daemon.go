@@ -15,6 +15,7 @@ import (
 
 	"github.com/dicewatch/dicewatch/calibration"
 	"github.com/dicewatch/dicewatch/config"
+	"github.com/dicewatch/dicewatch/evidence"
 	"github.com/dicewatch/dicewatch/journal"
 	"github.com/dicewatch/dicewatch/mqtt"
 	"github.com/dicewatch/dicewatch/ops"
@@ -176,6 +177,13 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 			f.onDecision(th, d)
 		}
 	}
+	clips, clipTap, err := openEvidence(cfg, j, pub, m, health, log)
+	if err != nil {
+		return err
+	}
+	if clips != nil {
+		tbl.clips = clips
+	}
 	tbl.setCalibrationHash(cal.Hash())
 	if err := tbl.restoreState(j); err != nil {
 		log.Warn("game state not restored from the journal; starting a new come-out", "err", err)
@@ -222,7 +230,7 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 			Source: cfg.Camera.Source, Calibration: cal, Current: watcher.Current,
 			SettleMS: int64(cfg.Vision.SettleMS), DiePx: cfg.Vision.DiePx,
 			ExitAtEOF: f.exitAtEOF, Log: log.With("component", "vision"),
-			Snapshots: true, Heartbeat: wd.Pet, Loop: f.loop,
+			Snapshots: true, Heartbeat: wd.Pet, Loop: f.loop, Clip: clipTap,
 		}, func(ev vision.Event) {
 			if f.onFrame != nil {
 				f.onFrame(ev)
@@ -233,6 +241,11 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 			}
 		})
 	})
+	if clips != nil {
+		// Stops when the group's context ends: after the table loop at the
+		// end of a recording, so the last clips get their frames.
+		g.Go(func() error { return clips.Run(gctx) })
+	}
 	g.Go(func() error {
 		return reloadOnHUP(gctx, watcher, tbl, j, pub, log)
 	})
@@ -260,6 +273,60 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 }
 
 var errEOF = errors.New("end of recording")
+
+// openEvidence sets up the clip ring (nil, nil with clips off): the
+// recorder, and the tap that feeds it reduced, JPEG-encoded frames. Write
+// failures become fault events; they never stop the table.
+func openEvidence(cfg *config.Config, j *journal.Journal, pub publisher, m *ops.Metrics, health *ops.Health,
+	log *slog.Logger) (*evidence.Recorder, *vision.ClipTap, error) {
+	if !cfg.Evidence.On() {
+		return nil, nil, nil
+	}
+	e := cfg.Evidence
+	clog := log.With("component", "evidence")
+	rec, err := evidence.New(evidence.Config{
+		Dir: e.Dir, Table: cfg.Table,
+		PreMS: int64(e.PreSeconds * 1000), PostMS: int64(e.PostSeconds * 1000),
+		// A throw is decided at most max_duration + grace after it opens.
+		MaxClipMS: int64(e.PreSeconds*1000+e.PostSeconds*1000) + int64(cfg.Throw.MaxDurationMS+cfg.Throw.StaffCallGraceMS) + 5000,
+		MaxBytes:  int64(e.MaxMB) << 20, MaxClips: e.MaxClips, FPS: float64(cfg.Camera.FPS),
+		Log:    clog,
+		OnClip: func(evidence.Written) { m.ClipsWritten.Inc() },
+		OnFault: func(ferr error) {
+			body := map[string]any{"type": "fault", "what": "evidence"}
+			if ferr != nil {
+				m.ClipFailures.Inc()
+				detail := ferr.Error()
+				if len(detail) > 400 {
+					detail = detail[:400]
+				}
+				body["state"], body["detail"] = "raised", detail
+				health.Fault(ops.ComponentEvidence, detail)
+			} else {
+				body["state"] = "cleared"
+				health.OK(ops.ComponentEvidence)
+			}
+			if _, err := j.Append("event", time.Now().UTC(), body); err != nil {
+				clog.Error("journal evidence fault", "err", err)
+				return
+			}
+			pub.Notify()
+		},
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	tap := &vision.ClipTap{
+		Scale: e.Scale, Quality: e.Quality,
+		Sink: func(jpeg []byte, w, h int, atMS int64) {
+			if !rec.Frame(evidence.Frame{JPEG: jpeg, Width: w, Height: h, AtMS: atMS}) {
+				m.ClipFramesDropped.With("record").Inc()
+			}
+		},
+		OnDrop: func() { m.ClipFramesDropped.With("encode").Inc() },
+	}
+	return rec, tap, nil
+}
 
 // reloadOnHUP reloads the calibration on every SIGHUP, journalling the
 // outcome either way so surveillance sees which calibration decides.

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dicewatch/dicewatch/evidence"
 	"github.com/dicewatch/dicewatch/journal"
 	"github.com/dicewatch/dicewatch/mqtt"
 	"github.com/dicewatch/dicewatch/ops"
@@ -35,7 +36,17 @@ type decisionBody struct {
 	AtRestMS    int64            `json:"at_rest_ms"`
 	Calibration string           `json:"calibration"`
 	Config      string           `json:"config"`
-	Evidence    rules.Throw      `json:"evidence"`
+	// Clip is the evidence clip of the throw (file name in the clip
+	// folder and the stream window it covers); absent with clips off.
+	Clip     *evidence.Clip `json:"clip,omitempty"`
+	Evidence rules.Throw    `json:"evidence"`
+}
+
+// clipRecorder is the evidence recorder as the table loop uses it: both
+// calls return at once.
+type clipRecorder interface {
+	Open(startMS int64) evidence.Clip
+	Close(c evidence.Clip, decidedMS int64) evidence.Clip
 }
 
 // table is the loop that owns the throw tracker and the game state. One
@@ -63,6 +74,11 @@ type table struct {
 	// journalled (and published on snapshot) with the decision's id.
 	pendingSnap  []byte
 	snapW, snapH int
+	// clips, when set, records a clip of each throw; clip is the open
+	// throw's, reserved when it opened; frameMS is the last frame's time.
+	clips   clipRecorder
+	clip    *evidence.Clip
+	frameMS int64
 }
 
 func (t *table) setCalibrationHash(h string) { t.calHash.Store(h) }
@@ -201,6 +217,7 @@ func (t *table) event(body map[string]any) error {
 }
 
 func (t *table) frame(o tracker.Observation) error {
+	t.frameMS = o.AtMS
 	return t.decideAll(t.tr.Frame(o))
 }
 
@@ -239,7 +256,29 @@ func (t *table) decideAll(throws []rules.Throw) error {
 			return err
 		}
 	}
+	// A throw that opened: reserve its clip now, so its name is known
+	// whenever the throw is decided.
+	if start, open := t.tr.OpenSince(); open && t.clips != nil && t.clip == nil {
+		c := t.clips.Open(start)
+		t.clip = &c
+	}
 	return nil
+}
+
+// takeClip closes the decided throw's clip and returns it (nil without clips).
+func (t *table) takeClip(th rules.Throw) *evidence.Clip {
+	if t.clips == nil {
+		return nil
+	}
+	c := t.clip
+	t.clip = nil
+	if c == nil {
+		// Opened and decided in one step: reserve it now.
+		oc := t.clips.Open(th.StartMS)
+		c = &oc
+	}
+	closed := t.clips.Close(*c, max(t.frameMS, c.FromMS))
+	return &closed
 }
 
 // decide makes exactly one decision for a throw and journals it before
@@ -251,6 +290,7 @@ func (t *table) decide(th rules.Throw) error {
 		Reasons: d.Reasons, Advisories: d.Advisories, Dice: th.Dice,
 		StartMS: th.StartMS, AtRestMS: th.AtRestMS,
 		Calibration: t.calibrationHash(), Config: t.cfgHash, Evidence: th,
+		Clip: t.takeClip(th),
 	}
 	kind := "noroll"
 	if d.Verdict == rules.Valid {
