@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"gocv.io/x/gocv"
 
 	"github.com/dicewatch/dicewatch/mqtt/mqtttest"
 	"github.com/dicewatch/dicewatch/rules"
@@ -182,6 +185,51 @@ http:
 		}
 		if !found {
 			t.Errorf("throw %d (%s): reasons %v lack %s", r.Truth.Throw, r.Truth.Kind, r.Got.Reasons, want)
+		}
+	}
+	checkClips(t, filepath.Join(dir, scene.FileVideo), filepath.Join(dir, "clips"), ds)
+}
+
+// checkClips checks that every decision names an evidence clip that is in
+// the clip folder and plays for the window the decision gives (pre-roll
+// before the throw opened to post-roll after the decision), within one
+// frame; a window reaching past the end of the recording may be shorter.
+func checkClips(t *testing.T, recording, clipDir string, ds []decided) {
+	t.Helper()
+	src, err := gocv.VideoCaptureFile(recording)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcFPS := src.Get(gocv.VideoCaptureFPS)
+	endMS := int64((src.Get(gocv.VideoCaptureFrameCount) - 1) * 1000 / srcFPS)
+	src.Close()
+	img := gocv.NewMat()
+	defer img.Close()
+	for _, d := range ds {
+		if d.Clip == nil || d.Clip.File == "" || filepath.Base(d.Clip.File) != d.Clip.File {
+			t.Errorf("decision %d names no clip file: %+v", d.Seq, d.Clip)
+			continue
+		}
+		vc, err := gocv.VideoCaptureFile(filepath.Join(clipDir, d.Clip.File))
+		if err != nil {
+			t.Errorf("decision %d: clip %s: %v", d.Seq, d.Clip.File, err)
+			continue
+		}
+		fps := vc.Get(gocv.VideoCaptureFPS)
+		n := 0
+		for vc.Read(&img) && !img.Empty() {
+			n++
+		}
+		vc.Close()
+		want := float64(d.Clip.ToMS-d.Clip.FromMS) * fps / 1000
+		t.Logf("decision %d clip %s: %d frames at %g fps = %.2f s; window %d..%d ms = %.2f s",
+			d.Seq, d.Clip.File, n, fps, float64(n)/fps, d.Clip.FromMS, d.Clip.ToMS, float64(d.Clip.ToMS-d.Clip.FromMS)/1000)
+		if math.Abs(fps-srcFPS) > 0.5 {
+			t.Errorf("clip %s plays at %g fps; the camera gave %g", d.Clip.File, fps, srcFPS)
+		}
+		inside := d.Clip.FromMS >= 0 && d.Clip.ToMS <= endMS
+		if n == 0 || inside && math.Abs(float64(n-1)-want) > 1 {
+			t.Errorf("clip %s has %d frames; its window holds %.1f+1 (+-1)", d.Clip.File, n, want)
 		}
 	}
 }

@@ -54,8 +54,10 @@ func TestSoak(t *testing.T) {
 	broker := mqtttest.StartBroker(t)
 	sub := mqtttest.Subscribe(t, broker.URL(), mqtttest.SubscriberOptions{ClientID: "soak-sub"}, "dicewatch/soak/roll", "dicewatch/soak/noroll")
 	cfgPath := filepath.Join(dir, "soak.yaml")
-	cfgText := fmt.Sprintf("table: soak\ncamera:\n  source: file:%s\ncalibration: %s\njournal:\n  dir: %s\n  max_mb: 64\nmqtt:\n  broker: %s\nhttp:\n  listen: off\nlog:\n  level: warn\n",
-		filepath.Join(dir, scene.FileVideo), filepath.Join(dir, scene.FileCalibration), filepath.Join(dir, "journal"), broker.URL())
+	// DICEWATCH_SOAK_CLIPS=off measures the daemon without evidence clips.
+	clips := os.Getenv("DICEWATCH_SOAK_CLIPS") != "off"
+	cfgText := fmt.Sprintf("table: soak\ncamera:\n  source: file:%s\ncalibration: %s\njournal:\n  dir: %s\n  max_mb: 64\nevidence:\n  enabled: %v\n  max_mb: 64\nmqtt:\n  broker: %s\nhttp:\n  listen: off\nlog:\n  level: warn\n",
+		filepath.Join(dir, scene.FileVideo), filepath.Join(dir, scene.FileCalibration), filepath.Join(dir, "journal"), clips, broker.URL())
 	if err := os.WriteFile(cfgPath, []byte(cfgText), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -101,8 +103,12 @@ func TestSoak(t *testing.T) {
 	for _, v := range samples {
 		peak = max(peak, v)
 	}
-	fmt.Printf("soak: %s at 1280x720 30 fps: daemon rss peak %.1f MB, second quarter %.1f MB, last quarter %.1f MB, %d decisions received\n",
-		d, peak, q2, q4, len(sub.Messages()))
+	if clips {
+		ents, _ := os.ReadDir(filepath.Join(dir, "clips"))
+		fmt.Printf("soak: %d clips in the ring\n", len(ents))
+	}
+	fmt.Printf("soak: %s at 1280x720 30 fps (clips %v): daemon rss peak %.1f MB, second quarter %.1f MB, last quarter %.1f MB, %d decisions received\n",
+		d, clips, peak, q2, q4, len(sub.Messages()))
 	if len(sub.Messages()) == 0 {
 		t.Error("no decisions reached the broker")
 	}
