@@ -370,7 +370,7 @@ func (r *Recorder) frame(f Frame, clips map[string]*clip, pre []Frame) []Frame {
 	pre = append(pre, f)
 	// Keep PreMS plus a margin for the time a throw takes to be opened
 	// by the table loop after its frame was taken.
-	keep := r.cfg.PreMS + 2000
+	keep := r.cfg.PreMS + 1000
 	drop := 0
 	for drop < len(pre)-1 && pre[drop].AtMS < f.AtMS-keep {
 		drop++

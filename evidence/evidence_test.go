@@ -113,8 +113,8 @@ func TestClipWindowAndAtomicName(t *testing.T) {
 	if w.Frames != 76 || w.FPS != 30 || w.FromMS != c.FromMS || w.Truncated {
 		t.Errorf("clip %+v: want 76 frames at 30 fps from %d ms", w, c.FromMS)
 	}
-	if len(pre) > 30*(1+2)+2 {
-		t.Errorf("pre-roll holds %d frames; want at most pre_seconds+2 s of them", len(pre))
+	if len(pre) > 30*(1+1)+2 {
+		t.Errorf("pre-roll holds %d frames; want at most pre_seconds+1 s of them", len(pre))
 	}
 }
 

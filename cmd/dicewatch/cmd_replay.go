@@ -70,6 +70,9 @@ func cmdReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		*jdir = tmp
 	}
 	cfg.Journal.Dir = *jdir
+	// A replay must never write into (or prune) the table's evidence ring.
+	noClips := false
+	cfg.Evidence.Enabled = &noClips
 	logger, err := newLogger(config.Log{Level: *level, Format: "text"}, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)

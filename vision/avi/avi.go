@@ -49,7 +49,7 @@ func Create(path string, width, height int, fps float64) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("avi: %w", err)
 	}
-	a := &Writer{f: f, w: bufio.NewWriterSize(f, 1<<20), width: width, height: height, fps: fps}
+	a := &Writer{f: f, w: bufio.NewWriterSize(f, 256<<10), width: width, height: height, fps: fps}
 	if err := a.header(); err != nil {
 		f.Close()
 		return nil, err
