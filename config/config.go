@@ -91,6 +91,10 @@ type Journal struct {
 	MaxMB int `yaml:"max_mb"`
 	// MaxAgeDays drops segments older than this, once delivered (0: no limit).
 	MaxAgeDays int `yaml:"max_age_days"`
+	// MinFreeMB raises the "disk nearly full" fault when the file system
+	// of the journal or of the clips has less free space than this
+	// (default 256).
+	MinFreeMB int `yaml:"min_free_mb"`
 }
 
 // Evidence is the ring of short clips, one per throw, kept for disputes.
@@ -255,6 +259,9 @@ func (c *Config) defaults() {
 		c.MQTT.StateDir = filepath.Join(filepath.Dir(c.Journal.Dir), "mqtt")
 	}
 	c.MQTT.SetDefaults()
+	if c.Journal.MinFreeMB == 0 {
+		c.Journal.MinFreeMB = 256
+	}
 	if c.Evidence.Dir == "" && c.Journal.Dir != "" {
 		c.Evidence.Dir = filepath.Join(filepath.Dir(c.Journal.Dir), "clips")
 	}
@@ -354,6 +361,9 @@ func (c *Config) validate() []problem {
 	}
 	if c.Journal.MaxAgeDays < 0 || c.Journal.MaxAgeDays > 3650 {
 		add("journal.max_age_days", "%d is out of range 0..3650", c.Journal.MaxAgeDays)
+	}
+	if c.Journal.MinFreeMB < 0 || c.Journal.MinFreeMB > 1<<20 {
+		add("journal.min_free_mb", "%d is out of range 1..1048576", c.Journal.MinFreeMB)
 	}
 	if c.Evidence.Dir != "" && c.Journal.Dir != "" && filepath.Clean(c.Evidence.Dir) == filepath.Clean(c.Journal.Dir) {
 		add("evidence.dir", "%q is the journal's folder: clips need a folder of their own", c.Evidence.Dir)

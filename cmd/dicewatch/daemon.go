@@ -246,6 +246,21 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		// end of a recording, so the last clips get their frames.
 		g.Go(func() error { return clips.Run(gctx) })
 	}
+	disk := &diskWatch{
+		paths: []string{cfg.Journal.Dir}, minFree: uint64(cfg.Journal.MinFreeMB) << 20,
+		space: ops.DiskSpace, metrics: m, health: health, log: log.With("component", "disk"),
+		emit: func(body map[string]any) {
+			if _, err := j.Append("event", time.Now().UTC(), body); err != nil {
+				log.Error("journal disk fault", "err", err)
+				return
+			}
+			pub.Notify()
+		},
+	}
+	if clips != nil {
+		disk.paths = append(disk.paths, cfg.Evidence.Dir)
+	}
+	g.Go(func() error { return disk.run(gctx, 30*time.Second) })
 	g.Go(func() error {
 		return reloadOnHUP(gctx, watcher, tbl, j, pub, log)
 	})
@@ -293,13 +308,10 @@ func openEvidence(cfg *config.Config, j *journal.Journal, pub publisher, m *ops.
 		Log:    clog,
 		OnClip: func(evidence.Written) { m.ClipsWritten.Inc() },
 		OnFault: func(ferr error) {
-			body := map[string]any{"type": "fault", "what": "evidence"}
+			body := map[string]any{"event": "fault", "what": "evidence"}
 			if ferr != nil {
 				m.ClipFailures.Inc()
-				detail := ferr.Error()
-				if len(detail) > 400 {
-					detail = detail[:400]
-				}
+				detail := clip400(ferr.Error())
 				body["state"], body["detail"] = "raised", detail
 				health.Fault(ops.ComponentEvidence, detail)
 			} else {
@@ -341,7 +353,7 @@ func reloadOnHUP(ctx context.Context, w *calibration.Watcher, tbl *table, j *jou
 		case <-hup:
 		}
 		c, changed, err := w.Reload()
-		body := map[string]any{"type": "calibration", "hash": c.Hash()}
+		body := map[string]any{"event": "calibration", "hash": c.Hash()}
 		if err != nil {
 			log.Error("calibration reload refused", "err", err, "kept", c.Hash())
 			body["state"], body["detail"] = "refused", err.Error()

@@ -150,7 +150,7 @@ func (t *table) vision(ev vision.Event, replay *sensors.Replay, sensorEvent func
 			t.cameraUp.Store(false)
 			t.showLamps()
 			t.log.Error("fault", "what", what, "err", ev.Fault.Err)
-			return t.event(map[string]any{"type": "fault", "what": what, "state": "raised", "detail": ev.Fault.Err.Error()})
+			return t.event(map[string]any{"event": "fault", "what": what, "state": "raised", "detail": clip400(ev.Fault.Err.Error())})
 		}
 		t.tr.Fault("camera", false)
 		t.tr.Fault("calibration", false)
@@ -161,7 +161,7 @@ func (t *table) vision(ev vision.Event, replay *sensors.Replay, sensorEvent func
 		}
 		t.log.Info("fault cleared", "what", what)
 		t.showLamps()
-		return t.event(map[string]any{"type": "fault", "what": what, "state": "cleared"})
+		return t.event(map[string]any{"event": "fault", "what": what, "state": "cleared"})
 	}
 	if ev.Obs == nil {
 		return nil
@@ -236,7 +236,7 @@ func (t *table) sensor(e sensors.Event) error {
 				t.metrics.SensorFault(e.Name, string(e.Kind))
 			}
 		}
-		if err := t.event(map[string]any{"type": "sensor_fault", "input": e.Name, "role": string(e.Role),
+		if err := t.event(map[string]any{"event": "sensor_fault", "input": e.Name, "role": string(e.Role),
 			"kind": string(e.Kind), "t_ms": e.AtMS}); err != nil {
 			return err
 		}
