@@ -258,6 +258,12 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		},
 	}
 	if clips != nil {
+		// The recorder creates the folder too (and reports failing to as
+		// its own fault); creating it here first lets the first disk check
+		// measure it instead of logging "disk space unknown".
+		if err := os.MkdirAll(cfg.Evidence.Dir, 0o750); err != nil {
+			log.Warn("clip folder", "err", err)
+		}
 		disk.paths = append(disk.paths, cfg.Evidence.Dir)
 	}
 	g.Go(func() error { return disk.run(gctx, 30*time.Second) })
