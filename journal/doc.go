@@ -7,6 +7,8 @@
 //
 //	j, err := journal.Open(dir, journal.Options{})        // recovers a torn tail, takes an exclusive lock
 //	rec, err := j.Append("roll", now, decision)            // next seq, stable id, CRC, fdatasync before return
+//	rec, err := j.AppendNoWait("roll", now, decision)      // same, returns before the fdatasync
+//	err = j.WaitDurable(rec.Seq)                           // returns once rec is on stable storage
 //	r := j.Reader(from)                                     // records with Seq >= from, in order
 //	rec, err := r.Next()                                    // io.EOF when caught up; wait on j.Changed()
 //	j.SetDelivered(seq)                                     // retention never drops a record above this
@@ -16,6 +18,23 @@
 // retained) and "snapshot". A body must marshal to a JSON object and must not
 // use the envelope keys schema, table, seq, id, ts or kind: the MQTT payload is
 // the envelope merged with the body.
+//
+// # Durability and group commit
+//
+// One syncer goroutine per journal makes written records durable: it
+// fdatasyncs the active segment once for every record written since its
+// last sync, so a producer that appends with AppendNoWait is not held to
+// one record per fdatasync, and concurrent Append callers share syncs. A
+// record becomes visible (Reader, LastSeq, Changed, LastOfKind) only
+// after its sync, so everything published from the journal is on stable
+// storage first; a crash before the sync loses only records nobody saw.
+// A failed write or sync fails the journal for good (the sticky error is
+// returned by every later append, by WaitDurable and by Close): after a
+// failed fdatasync the kernel may have dropped the dirty pages, so
+// retrying could report records durable that are not. Close makes one last
+// sync of anything written; Open syncs the recovered tail of the newest
+// segment before treating it as durable, since a process killed between
+// write and sync leaves valid-looking frames in the page cache.
 //
 // For read-only use while a daemon holds the journal (dicewatch history),
 // use ReadDir, which takes no lock and ignores a torn tail.

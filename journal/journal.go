@@ -95,11 +95,15 @@ type Journal struct {
 	epoch string
 	lock  *os.File
 
-	// syncMu serialises fdatasync calls (group commit); it is always
-	// taken before mu.
-	syncMu sync.Mutex
+	// syncFile makes a segment's written bytes durable (fdatasync; tests
+	// replace it to inject failures).
+	syncFile func(*os.File) error
+	// syncDone is closed when the syncer goroutine has returned.
+	syncDone chan struct{}
 
 	mu        sync.Mutex
+	wake      *sync.Cond // on mu: the syncer waits here for work or closing
+	closing   bool       // Close has begun: the syncer flushes and returns
 	closed    bool
 	failed    error // sticky: a write or sync failed, the tail is unknown
 	segs      []segment
@@ -138,7 +142,9 @@ func Open(dir string, opts Options) (*Journal, error) {
 		}
 		return nil, fmt.Errorf("journal: lock: %w", err)
 	}
-	j := &Journal{dir: dir, opts: opts, log: opts.Logger, lock: lf, lastKind: map[string]Record{}, changed: make(chan struct{})}
+	j := &Journal{dir: dir, opts: opts, log: opts.Logger, lock: lf, lastKind: map[string]Record{}, changed: make(chan struct{}),
+		syncFile: fdatasync, syncDone: make(chan struct{})}
+	j.wake = sync.NewCond(&j.mu)
 	if err := j.open(); err != nil {
 		if j.active != nil {
 			j.active.Close()
@@ -146,8 +152,11 @@ func Open(dir string, opts Options) (*Journal, error) {
 		lf.Close()
 		return nil, err
 	}
+	go j.syncLoop()
 	return j, nil
 }
+
+func fdatasync(f *os.File) error { return syscall.Fdatasync(int(f.Fd())) }
 
 func (j *Journal) open() error {
 	epoch, err := loadEpoch(j.dir)
@@ -182,9 +191,13 @@ func (j *Journal) open() error {
 		if err := f.Truncate(good); err != nil {
 			return fmt.Errorf("journal: truncate torn tail: %w", err)
 		}
-		if err := f.Sync(); err != nil {
-			return fmt.Errorf("journal: sync: %w", err)
-		}
+	}
+	// Sync the recovered tail whether or not it was cut: a process killed
+	// between writing a frame and its fdatasync leaves the frame in the
+	// page cache, where the scan above sees it as valid. Readers treat
+	// every recovered record as durable, so it must be before they run.
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("journal: sync recovered tail: %w", err)
 	}
 	if _, err := f.Seek(good, 0); err != nil {
 		return fmt.Errorf("journal: %w", err)
@@ -398,7 +411,7 @@ func (j *Journal) FirstSeq() uint64 {
 }
 
 // Changed returns a channel that is closed when more records reach stable
-// storage (after the next Append).
+// storage (the syncer's next batch), when the journal fails, and on Close.
 func (j *Journal) Changed() <-chan struct{} {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -408,7 +421,35 @@ func (j *Journal) Changed() <-chan struct{} {
 // Append writes a record with the next seq and returns it once it is on
 // stable storage. body must marshal to a JSON object that does not use the
 // envelope keys schema, table, seq, id, ts or kind.
+//
+// Append is AppendNoWait followed by WaitDurable: concurrent appenders
+// share one fdatasync (group commit), but a single caller pays one full
+// fdatasync per record. A caller that produces records in a stream can
+// use AppendNoWait and wait only where it acknowledges something.
 func (j *Journal) Append(kind string, ts time.Time, body any) (Record, error) {
+	rec, err := j.AppendNoWait(kind, ts, body)
+	if err != nil {
+		return Record{}, err
+	}
+	if err := j.WaitDurable(rec.Seq); err != nil {
+		return Record{}, err
+	}
+	return rec, nil
+}
+
+// AppendNoWait writes a record with the next seq and returns it without
+// waiting for it to reach stable storage; the journal's syncer makes it
+// durable in its next batch, typically within one fdatasync. Until then
+// the record is invisible: Readers, LastSeq and Changed only move past
+// it once it is durable, so nothing that publishes from the journal can
+// publish it early, and a crash before the sync loses only records that
+// nobody has seen. The caller must not tell anyone else about rec (a
+// lamp, a reply, a log line that claims a decision) before
+// WaitDurable(rec.Seq) returns nil.
+//
+// If a write or sync fails the journal fails for good: this and every
+// later AppendNoWait, Append and WaitDurable return that error.
+func (j *Journal) AppendNoWait(kind string, ts time.Time, body any) (Record, error) {
 	if !kindRE.MatchString(kind) {
 		return Record{}, fmt.Errorf("journal: append: invalid kind %q", kind)
 	}
@@ -417,72 +458,103 @@ func (j *Journal) Append(kind string, ts time.Time, body any) (Record, error) {
 		return Record{}, err
 	}
 	j.mu.Lock()
+	defer j.mu.Unlock()
 	rec, rolled, err := j.writeLocked(kind, ts, raw)
-	j.mu.Unlock()
 	if err != nil {
 		return Record{}, err
 	}
-	if err := j.syncTo(rec.Seq); err != nil {
-		return Record{}, err
-	}
 	if rolled {
-		j.mu.Lock()
-		evSeq, err := j.pruneLocked()
-		j.mu.Unlock()
-		if err != nil {
+		// The pruned event (if any) goes out with the syncer's next batch.
+		if _, err := j.pruneLocked(); err != nil {
 			j.log.Warn("journal: retention", "err", err)
-		} else if evSeq > 0 {
-			if err := j.syncTo(evSeq); err != nil {
-				j.log.Warn("journal: retention event", "err", err)
-			}
 		}
 	}
 	return rec, nil
 }
 
-// syncTo returns once the record seq is on stable storage. Concurrent
-// appenders share one fdatasync (group commit): while one syncs, others
-// write their frames, and the next sync covers them all.
-func (j *Journal) syncTo(seq uint64) error {
-	j.syncMu.Lock()
-	defer j.syncMu.Unlock()
+// WaitDurable returns nil once the record seq is on stable storage, or the
+// journal's sticky error if a write or sync failed first, or ErrClosed if
+// the journal was closed without it (it never was written).
+func (j *Journal) WaitDurable(seq uint64) error {
 	j.mu.Lock()
-	if j.durable >= seq {
+	for {
+		if j.durable >= seq {
+			j.mu.Unlock()
+			return nil
+		}
+		if j.failed != nil {
+			err := j.failed
+			j.mu.Unlock()
+			return err
+		}
+		if j.closed {
+			j.mu.Unlock()
+			return ErrClosed
+		}
+		if seq >= j.next {
+			j.mu.Unlock()
+			return fmt.Errorf("journal: wait for seq %d: not written (next is %d)", seq, j.next)
+		}
+		ch := j.changed
 		j.mu.Unlock()
-		return nil
+		<-ch
+		j.mu.Lock()
 	}
-	if j.failed != nil {
-		err := j.failed
-		j.mu.Unlock()
-		return err
-	}
-	if j.closed {
-		j.mu.Unlock()
-		return ErrClosed
-	}
-	f := j.active
-	target := j.next - 1
-	last := j.segs[len(j.segs)-1]
-	j.mu.Unlock()
+}
 
-	err := syscall.Fdatasync(int(f.Fd()))
-
+// syncLoop is the journal's one syncer. It waits for written records that
+// are not yet durable, fdatasyncs the active segment once for all of them
+// (every record written while a sync runs joins the next one: group
+// commit), marks them durable and wakes readers and waiters. When Close
+// begins it makes one last sync of anything pending and returns. A failed
+// sync fails the journal: nothing after the last good sync ever becomes
+// visible, and the syncer stops.
+func (j *Journal) syncLoop() {
+	defer close(j.syncDone)
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if err != nil {
-		j.failed = fmt.Errorf("journal: sync: %w", err)
-		return j.failed
+	for {
+		for j.failed == nil && !j.closing && j.next-1 <= j.durable {
+			j.wake.Wait()
+		}
+		if j.failed != nil || j.next-1 <= j.durable {
+			return // failed, or closing with nothing pending
+		}
+		f := j.active
+		target := j.next - 1
+		last := j.segs[len(j.segs)-1]
+		j.mu.Unlock()
+		err := j.syncFile(f)
+		j.mu.Lock()
+		if err != nil {
+			j.failLocked(fmt.Errorf("journal: sync: %w", err))
+			return
+		}
+		j.markDurableLocked(target, last.base, last.size)
+		// Rolled segments were synced by rollLocked; f was the only one
+		// still in use, and this is the only syncer.
+		for _, r := range j.retired {
+			r.Close()
+		}
+		j.retired = nil
 	}
-	j.markDurableLocked(target, last.base, last.size)
-	for _, r := range j.retired {
-		r.Close()
+}
+
+// failLocked makes err the journal's sticky error and wakes everything
+// that waits on it.
+func (j *Journal) failLocked(err error) {
+	if j.failed == nil {
+		j.failed = err
+		j.log.Error("journal: failed; no further records are accepted", "err", err)
 	}
-	j.retired = nil
-	return nil
+	j.wake.Broadcast()
+	close(j.changed)
+	j.changed = make(chan struct{})
 }
 
 // markDurableLocked records that every record up to seq, and the first
-// size bytes of the segment with this base, are on stable storage.
+// size bytes of the segment with this base, are on stable storage, and
+// wakes readers and waiters.
 func (j *Journal) markDurableLocked(seq, base uint64, size int64) {
 	if seq <= j.durable {
 		return
@@ -558,18 +630,19 @@ func (j *Journal) writeLocked(kind string, ts time.Time, raw json.RawMessage) (R
 		cur = &j.segs[len(j.segs)-1]
 	}
 	if _, err := j.active.Write(frame); err != nil {
-		j.failed = fmt.Errorf("journal: write: %w", err)
+		j.failLocked(fmt.Errorf("journal: write: %w", err))
 		return Record{}, false, j.failed
 	}
 	cur.size += int64(len(frame))
 	j.next++
 	j.lastKind[kind] = rec
+	j.wake.Signal()
 	return rec, rolled, nil
 }
 
 func (j *Journal) rollLocked() error {
-	if err := syscall.Fdatasync(int(j.active.Fd())); err != nil {
-		j.failed = fmt.Errorf("journal: sync: %w", err)
+	if err := j.syncFile(j.active); err != nil {
+		j.failLocked(fmt.Errorf("journal: sync: %w", err))
 		return j.failed
 	}
 	last := j.segs[len(j.segs)-1]
@@ -582,7 +655,7 @@ func (j *Journal) rollLocked() error {
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
-	// A syncer may still hold the old file: it closes it after its sync.
+	// The syncer may still be syncing the old file: it closes it after.
 	j.retired = append(j.retired, j.active)
 	j.active = f
 	j.segs = append(j.segs, s)
@@ -613,7 +686,7 @@ func (j *Journal) Prune() error {
 	if err != nil || evSeq == 0 {
 		return err
 	}
-	return j.syncTo(evSeq)
+	return j.WaitDurable(evSeq)
 }
 
 // PrunedEvent is the body of the "event" record journalled when retention
@@ -698,10 +771,17 @@ func lastTS(s segment) (time.Time, bool, error) {
 	return last.TS, ok, nil
 }
 
-// LastOfKind returns the newest record of kind with Seq <= atMost
-// (atMost 0 means no bound).
+// LastOfKind returns the newest durable record of kind with Seq <= atMost
+// (atMost 0 means no bound but durability).
 func (j *Journal) LastOfKind(kind string, atMost uint64) (Record, bool, error) {
 	j.mu.Lock()
+	if atMost == 0 || atMost > j.durable {
+		atMost = j.durable
+	}
+	if atMost == 0 {
+		j.mu.Unlock()
+		return Record{}, false, nil
+	}
 	if r, ok := j.lastKind[kind]; ok && (atMost == 0 || r.Seq <= atMost) {
 		j.mu.Unlock()
 		return r, true, nil
@@ -733,25 +813,35 @@ func (j *Journal) LastOfKind(kind string, atMost uint64) (Record, bool, error) {
 	return Record{}, false, nil
 }
 
-// Close syncs and closes the journal and releases its lock.
+// Close makes every record written so far durable (the syncer's last
+// batch), closes the journal and releases its lock. It returns the
+// journal's sticky error if a write or sync ever failed: records after the
+// last good sync may then be lost.
 func (j *Journal) Close() error {
 	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.closed {
+	if j.closing {
+		j.mu.Unlock()
+		<-j.syncDone
 		return nil
 	}
+	j.closing = true
+	j.wake.Broadcast()
+	j.mu.Unlock()
+	<-j.syncDone
+
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	j.closed = true
-	err := j.active.Sync()
-	if cerr := j.active.Close(); err == nil {
-		err = cerr
+	err := j.failed
+	if cerr := j.active.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("journal: close: %w", cerr)
 	}
 	for _, r := range j.retired {
 		r.Close()
 	}
 	j.retired = nil
 	j.lock.Close()
-	if err != nil {
-		return fmt.Errorf("journal: close: %w", err)
-	}
-	return nil
+	close(j.changed)
+	j.changed = make(chan struct{})
+	return err
 }
