@@ -51,6 +51,9 @@ type Options struct {
 	Now func() time.Time
 	// Logger receives recovery and retention notices (default: discard).
 	Logger *slog.Logger
+
+	// syncFile replaces fdatasync (tests inject slow or failing syncs).
+	syncFile func(*os.File) error
 }
 
 // Errors callers may branch on.
@@ -128,6 +131,9 @@ func Open(dir string, opts Options) (*Journal, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.syncFile == nil {
+		opts.syncFile = fdatasync
+	}
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
@@ -143,7 +149,7 @@ func Open(dir string, opts Options) (*Journal, error) {
 		return nil, fmt.Errorf("journal: lock: %w", err)
 	}
 	j := &Journal{dir: dir, opts: opts, log: opts.Logger, lock: lf, lastKind: map[string]Record{}, changed: make(chan struct{}),
-		syncFile: fdatasync, syncDone: make(chan struct{})}
+		syncFile: opts.syncFile, syncDone: make(chan struct{})}
 	j.wake = sync.NewCond(&j.mu)
 	if err := j.open(); err != nil {
 		if j.active != nil {
@@ -196,7 +202,7 @@ func (j *Journal) open() error {
 	// between writing a frame and its fdatasync leaves the frame in the
 	// page cache, where the scan above sees it as valid. Readers treat
 	// every recovered record as durable, so it must be before they run.
-	if err := f.Sync(); err != nil {
+	if err := j.syncFile(f); err != nil {
 		return fmt.Errorf("journal: sync recovered tail: %w", err)
 	}
 	if _, err := f.Seek(good, 0); err != nil {
