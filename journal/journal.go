@@ -607,7 +607,9 @@ func encodeBody(body any) (json.RawMessage, error) {
 
 // writeLocked writes a record's frame (not yet synced; see syncTo).
 func (j *Journal) writeLocked(kind string, ts time.Time, raw json.RawMessage) (Record, bool, error) {
-	if j.closed {
+	if j.closing {
+		// The syncer may have made its last sync: a record written now
+		// would never become durable in this process.
 		return Record{}, false, ErrClosed
 	}
 	if j.failed != nil {
@@ -683,7 +685,7 @@ func (j *Journal) SetDelivered(seq uint64) {
 // segment). It journals an "event" record for what it drops.
 func (j *Journal) Prune() error {
 	j.mu.Lock()
-	if j.closed {
+	if j.closing {
 		j.mu.Unlock()
 		return ErrClosed
 	}
