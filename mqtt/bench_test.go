@@ -173,7 +173,7 @@ func BenchmarkJournalToSubscriber(b *testing.B) {
 			}()
 			at, err := collect(got, b.N, time.Duration(b.N)*interval+time.Minute)
 			if err != nil {
-				b.Fatal(err)
+				b.Fatalf("%v (journal durable to %d, broker acked to %d)", err, j.LastSeq(), p.Acked())
 			}
 			if err := <-errs; err != nil {
 				b.Fatal(err)
@@ -243,7 +243,7 @@ func BenchmarkThroughput(b *testing.B) {
 			}
 			at, err := collect(got, b.N, time.Duration(b.N)*time.Millisecond+time.Minute)
 			if err != nil {
-				b.Fatal(err)
+				b.Fatalf("%v (journal durable to %d, broker acked to %d)", err, j.LastSeq(), p.Acked())
 			}
 			var appended time.Duration
 			for a := 0; a < bc.appenders; a++ {
