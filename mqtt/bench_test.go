@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"runtime/pprof"
 	"sort"
 	"testing"
 	"time"
@@ -245,7 +247,15 @@ func BenchmarkThroughput(b *testing.B) {
 			}
 			at, err := collect(got, b.N, time.Duration(b.N)*time.Millisecond+time.Minute)
 			if err != nil {
-				b.Fatalf("%v (journal durable to %d, broker acked to %d)", err, j.LastSeq(), p.Acked())
+				if f, ferr := os.CreateTemp("", "bench-stall-*.txt"); ferr == nil {
+					pprof.Lookup("goroutine").WriteTo(f, 2)
+					f.Close()
+					b.Logf("goroutines: %s", f.Name())
+				}
+				acked := p.Acked()
+				p.Notify()
+				time.Sleep(3 * time.Second)
+				b.Fatalf("%v (journal durable to %d, broker acked to %d, %d after a Notify)", err, j.LastSeq(), acked, p.Acked())
 			}
 			var appended time.Duration
 			for a := 0; a < bc.appenders; a++ {

@@ -283,9 +283,11 @@ func (p *Publisher) session(ctx context.Context) (connected bool, err error) {
 	var dirtySince time.Time
 	for {
 		changed := p.j.Changed()
+		caughtUp := false
 		for len(q) < p.cfg.MaxInflight {
 			rec, err := r.Next()
 			if errors.Is(err, io.EOF) {
+				caughtUp = true
 				break
 			}
 			if err != nil {
@@ -310,6 +312,12 @@ func (p *Publisher) session(ctx context.Context) (connected bool, err error) {
 		if !dirtySince.IsZero() && (len(q) == 0 || time.Since(dirtySince) > 50*time.Millisecond) {
 			p.saveCursor()
 			dirtySince = time.Time{}
+		}
+		if !caughtUp && len(q) < p.cfg.MaxInflight {
+			// Reading stopped at a full window and acks have since freed
+			// room: read on now. changed may already have fired for
+			// the records still to read, and nothing else would wake us.
+			continue
 		}
 		var head <-chan struct{}
 		if len(q) > 0 {

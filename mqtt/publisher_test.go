@@ -372,3 +372,33 @@ func TestRetainedRepublishedAfterBrokerLosesThem(t *testing.T) {
 	})
 	validateAll(t, msgs)
 }
+
+// TestBacklogLargerThanInflightDrains: a backlog already in the journal
+// (a restart, a reconnect, a burst appended without waiting) is published
+// to the end with no further Append or Notify to wake the publisher, even
+// when every in-flight publish completes before the publisher looks again.
+func TestBacklogLargerThanInflightDrains(t *testing.T) {
+	b := mqtttest.StartBroker(t, mqtttest.WithoutPersistence())
+	jdir := t.TempDir()
+	j, err := journal.Open(jdir, journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 2000
+	var last journal.Record
+	for i := 0; i < n; i++ {
+		if last, err = j.AppendNoWait("roll", time.Now(), map[string]any{"verdict": "valid", "values": []int{1, 2}, "total": 3}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.WaitDurable(last.Seq); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(b.URL(), t.TempDir())
+	cfg.MaxInflight = 1
+	r := startRig(t, cfg, jdir, nil)
+	waitFor(t, 60*time.Second, "the whole backlog acknowledged", func() bool { return r.p.Acked() == n })
+}
