@@ -63,6 +63,11 @@ type Event struct {
 	Obs *tracker.Observation
 	// Frame is the frame's index and size.
 	Frame source.Frame
+	// Delivered is the wall time at which the source handed the frame
+	// over (Read returned): for a camera, or a file paced at its own
+	// timestamps, the moment the frame existed for the daemon. Latency
+	// is measured from it.
+	Delivered time.Time
 	// Fault is set when the camera is lost (Err non-nil) or recovered (Err nil).
 	Fault *CameraFault
 	// Snapshot is the JPEG of the deciding frame (at rest), when enabled.
@@ -246,7 +251,7 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 			frame.CopyTo(&bg)
 		}
 		obs := observe(r)
-		ev := Event{Obs: &obs, Frame: f}
+		ev := Event{Obs: &obs, Frame: f, Delivered: t1}
 		if r.AtRest != nil {
 			dets, err := readAtRest(rd, frame, bg, r.AtRest, dieAt)
 			if err != nil {

@@ -79,6 +79,10 @@ type table struct {
 	clips   clipRecorder
 	clip    *evidence.Clip
 	frameMS int64
+	// latency, when set, times each decision decided on an at-rest frame
+	// (rest) from that frame to the broker's acknowledgement.
+	latency *latencyLog
+	rest    restFrame
 }
 
 func (t *table) setCalibrationHash(h string) { t.calHash.Store(h) }
@@ -188,6 +192,10 @@ func (t *table) vision(ev vision.Event, replay *sensors.Replay, sensorEvent func
 			t.metrics.ObserveStage(ops.StageRead, ev.Timing.Read)
 		}
 	}
+	if o.AtRest {
+		t.rest = restFrame{index: ev.Frame.Index, atMS: o.AtMS, delivered: ev.Delivered,
+			detected: ev.Delivered.Add(ev.Timing.Motion + ev.Timing.Read)}
+	}
 	if len(ev.Snapshot) > 0 {
 		if t.snap != nil {
 			t.snap.Set(ev.Snapshot, time.Now())
@@ -285,6 +293,7 @@ func (t *table) takeClip(th rules.Throw) *evidence.Clip {
 // anything else sees it.
 func (t *table) decide(th rules.Throw) error {
 	d := rules.Decide(th, t.profile)
+	decided := time.Now()
 	body := decisionBody{
 		Game: t.profile.Game, Verdict: d.Verdict, Values: d.Values, Total: d.Total,
 		Reasons: d.Reasons, Advisories: d.Advisories, Dice: th.Dice,
@@ -300,6 +309,11 @@ func (t *table) decide(th rules.Throw) error {
 	if err != nil {
 		return fmt.Errorf("journal %s: %w", kind, err)
 	}
+	if t.latency != nil && !t.rest.delivered.IsZero() && t.rest.atMS == th.AtRestMS {
+		t.latency.decided(throwLatency{Seq: rec.Seq, Frame: t.rest.index, FrameMS: t.rest.atMS, AtRestMS: th.AtRestMS,
+			Delivered: t.rest.delivered, Detected: t.rest.detected, Decided: decided, Durable: time.Now()})
+	}
+	t.rest = restFrame{}
 	t.decided++
 	if len(t.pendingSnap) > 0 {
 		if _, err := t.j.Append("snapshot", t.now(), mqtt.NewSnapshot(rec, t.pendingSnap, t.snapW, t.snapH)); err != nil {
