@@ -123,10 +123,11 @@ mqtt:
   broker: %s
 http:
   listen: "off"
+%s
 log:
   level: warn
 `, table, filepath.Join(dir, scene.FileVideo), filepath.Join(dir, scene.FileCalibration),
-		filepath.Join(dir, table, "journal"), brokerURL)
+		filepath.Join(dir, table, "journal"), brokerURL, os.Getenv("DICEWATCH_LATENCY_EXTRA"))
 	if err := os.WriteFile(cfgPath, []byte(yaml), 0o644); err != nil {
 		return nil, 0, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -315,6 +316,14 @@ func (t *table) decide(th rules.Throw) error {
 	}
 	t.rest = restFrame{}
 	t.decided++
+	// The decision is durable: wake the publisher and let it have the
+	// processor before the snapshot (a large JPEG to encode and fsync)
+	// and the state are journalled behind it. On one core the publisher
+	// would otherwise wait for both.
+	if t.notify != nil {
+		t.notify()
+		runtime.Gosched()
+	}
 	if len(t.pendingSnap) > 0 {
 		if _, err := t.j.Append("snapshot", t.now(), mqtt.NewSnapshot(rec, t.pendingSnap, t.snapW, t.snapH)); err != nil {
 			return fmt.Errorf("journal snapshot: %w", err)
