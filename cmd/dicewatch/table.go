@@ -75,6 +75,11 @@ type table struct {
 	// journalled (and published on snapshot) with the decision's id.
 	pendingSnap  []byte
 	snapW, snapH int
+	// lastRec is the decision made on its at-rest frame before that
+	// frame's snapshot arrived (lastRecRestMS the frame's time); the
+	// snapshot is journalled with its id when it comes.
+	lastRec       journal.Record
+	lastRecRestMS int64
 	// clips, when set, records a clip of each throw; clip is the open
 	// throw's, reserved when it opened; frameMS is the last frame's time.
 	clips   clipRecorder
@@ -168,6 +173,9 @@ func (t *table) vision(ev vision.Event, replay *sensors.Replay, sensorEvent func
 		t.showLamps()
 		return t.event(map[string]any{"event": "fault", "what": what, "state": "cleared"})
 	}
+	if len(ev.Snapshot) > 0 {
+		return t.snapshot(ev)
+	}
 	if ev.Obs == nil {
 		return nil
 	}
@@ -197,12 +205,6 @@ func (t *table) vision(ev vision.Event, replay *sensors.Replay, sensorEvent func
 		t.rest = restFrame{index: ev.Frame.Index, atMS: o.AtMS, delivered: ev.Delivered,
 			detected: ev.Delivered.Add(ev.Timing.Motion + ev.Timing.Read)}
 	}
-	if len(ev.Snapshot) > 0 {
-		if t.snap != nil {
-			t.snap.Set(ev.Snapshot, time.Now())
-		}
-		t.pendingSnap, t.snapW, t.snapH = ev.Snapshot, ev.Frame.Width, ev.Frame.Height
-	}
 	if o.AtRest || o.Clear || len(o.Exits) > 0 || len(o.Appeared) > 0 {
 		t.log.Debug("frame", "t_ms", o.AtMS, "motion", o.Motion, "present", o.Present, "appeared", len(o.Appeared),
 			"exits", len(o.Exits), "at_rest", o.AtRest, "dice", len(o.Dice), "clear", o.Clear)
@@ -212,6 +214,28 @@ func (t *table) vision(ev vision.Event, replay *sensors.Replay, sensorEvent func
 			"zone", d.Zone, "flat", d.Flat, "flatness", d.Flatness, "size_ratio", d.SizeRatio)
 	}
 	return t.frame(*ev.Obs)
+}
+
+// snapshot takes the annotated deciding frame, which vision sends right
+// after the at-rest observation: journalled at once with the decision made
+// on that frame, or kept for the open throw's decision (staff-call grace).
+func (t *table) snapshot(ev vision.Event) error {
+	if t.snap != nil {
+		t.snap.Set(ev.Snapshot, time.Now())
+	}
+	if t.lastRec.Seq != 0 && t.lastRecRestMS == ev.Frame.AtMS {
+		rec := t.lastRec
+		t.lastRec = journal.Record{}
+		if _, err := t.j.Append("snapshot", t.now(), mqtt.NewSnapshot(rec, ev.Snapshot, ev.Frame.Width, ev.Frame.Height)); err != nil {
+			return fmt.Errorf("journal snapshot: %w", err)
+		}
+		if t.notify != nil {
+			t.notify()
+		}
+		return nil
+	}
+	t.pendingSnap, t.snapW, t.snapH = ev.Snapshot, ev.Frame.Width, ev.Frame.Height
+	return nil
 }
 
 // event journals an event record.
@@ -324,11 +348,15 @@ func (t *table) decide(th rules.Throw) error {
 		t.notify()
 		runtime.Gosched()
 	}
+	t.lastRec, t.lastRecRestMS = journal.Record{}, 0
 	if len(t.pendingSnap) > 0 {
 		if _, err := t.j.Append("snapshot", t.now(), mqtt.NewSnapshot(rec, t.pendingSnap, t.snapW, t.snapH)); err != nil {
 			return fmt.Errorf("journal snapshot: %w", err)
 		}
 		t.pendingSnap = nil
+	} else {
+		// Decided on the at-rest frame itself: its snapshot follows.
+		t.lastRec, t.lastRecRestMS = rec, th.AtRestMS
 	}
 	if t.profile.Game == rules.Craps {
 		next, outcome, err := t.craps.Apply(d, t.profile)
