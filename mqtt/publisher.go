@@ -38,6 +38,7 @@ type Publisher struct {
 
 	mu      sync.Mutex
 	handler CommandHandler
+	onAck   AckObserver
 	acked   uint64 // highest seq acknowledged by the broker, contiguously
 	saved   uint64 // acked as last persisted
 	conn    bool
@@ -91,6 +92,19 @@ func NewPublisher(cfg Config, j *journal.Journal, birth Birth, log *slog.Logger)
 	}
 	p.verify = v
 	return p, nil
+}
+
+// AckObserver is told, from the publisher's goroutine, of every journal
+// record the broker acknowledged: its seq, when it was handed to the MQTT
+// client and when the acknowledgement came back (QoS 0: when the client
+// wrote it). It must return quickly.
+type AckObserver func(seq uint64, sent, acked time.Time)
+
+// OnAcked sets the acknowledgement observer (latency metrics). Call before Run.
+func (p *Publisher) OnAcked(f AckObserver) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.onAck = f
 }
 
 // SetClock replaces the clock used for command time windows and result
@@ -216,8 +230,9 @@ func (p *Publisher) clientOptions(lost chan<- error) (*paho.ClientOptions, error
 }
 
 type inflight struct {
-	seq uint64
-	tok paho.Token
+	seq  uint64
+	tok  paho.Token
+	sent time.Time
 }
 
 // session runs one broker connection. connected reports whether it got as
@@ -279,6 +294,9 @@ func (p *Publisher) session(ctx context.Context) (connected bool, err error) {
 
 	r := p.j.Reader(start)
 	defer r.Close()
+	p.mu.Lock()
+	onAck := p.onAck
+	p.mu.Unlock()
 	var q []inflight
 	var dirtySince time.Time
 	for {
@@ -294,8 +312,9 @@ func (p *Publisher) session(ctx context.Context) (connected bool, err error) {
 				client.Disconnect(0)
 				return true, &journalError{fmt.Errorf("mqtt: read journal: %w", err)}
 			}
+			sent := time.Now()
 			t := client.Publish(p.topic(rec.Kind), byte(p.cfg.QoS), rec.Kind == "state", Encode(p.cfg.Table, rec))
-			q = append(q, inflight{rec.Seq, t})
+			q = append(q, inflight{rec.Seq, t, sent})
 		}
 		// Retire every completed token at the head, in order.
 		for len(q) > 0 && tokenDone(q[0].tok) {
@@ -304,6 +323,9 @@ func (p *Publisher) session(ctx context.Context) (connected bool, err error) {
 				return true, fmt.Errorf("mqtt: publish seq %d: %w", q[0].seq, err)
 			}
 			p.advance(q[0].seq)
+			if onAck != nil {
+				onAck(q[0].seq, q[0].sent, time.Now())
+			}
 			if dirtySince.IsZero() {
 				dirtySince = time.Now()
 			}

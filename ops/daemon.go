@@ -15,19 +15,23 @@ import (
 // measured.
 type Stage int
 
-// Pipeline stages, in order. Capture to read run per frame; decide, journal
-// and publish run per throw.
+// Pipeline stages, in order. Capture to read run per frame; decide to
+// decision run per decided throw (a throw closed by the max duration or the
+// end of a recording, with no at-rest frame, has no decide or decision
+// observation).
 const (
-	StageCapture Stage = iota // grab and decode one frame
-	StageMotion               // motion / at-rest detection on the landing area
-	StageRead                 // locating dice and reading pips on an at-rest candidate
-	StageDecide               // rules.Decide on the closed throw record
-	StageJournal              // append + fsync of the decision record
-	StagePublish              // MQTT publish until the broker acknowledged it
+	StageCapture  Stage = iota // grab and decode one frame (for a paced file: includes waiting for its time)
+	StageMotion                // motion / at-rest detection on the landing area
+	StageRead                  // locating dice and reading pips on an at-rest candidate
+	StageDecide                // at-rest frame out of vision until rules.Decide returned (hand-over, tracker, rules)
+	StageJournal               // append + fsync of the decision record
+	StageDispatch              // decision durable until the publisher handed it to the MQTT client
+	StagePublish               // MQTT publish until the broker acknowledged it
+	StageDecision              // end to end: the at-rest frame delivered by the camera until the broker acknowledged the decision
 	NumStages
 )
 
-var stageNames = [NumStages]string{"capture", "motion", "read", "decide", "journal", "publish"}
+var stageNames = [NumStages]string{"capture", "motion", "read", "decide", "journal", "dispatch", "publish", "decision"}
 
 // String returns the stage's label value.
 func (s Stage) String() string {

@@ -63,9 +63,17 @@ type Event struct {
 	Obs *tracker.Observation
 	// Frame is the frame's index and size.
 	Frame source.Frame
+	// Delivered is the wall time at which the source handed the frame
+	// over (Read returned): for a camera, or a file paced at its own
+	// timestamps, the moment the frame existed for the daemon. Latency
+	// is measured from it.
+	Delivered time.Time
 	// Fault is set when the camera is lost (Err non-nil) or recovered (Err nil).
 	Fault *CameraFault
 	// Snapshot is the JPEG of the deciding frame (at rest), when enabled.
+	// It comes in an event of its own (Obs nil, Frame the deciding
+	// frame's) right after the at-rest observation, so encoding it adds
+	// nothing to the decision's latency.
 	Snapshot []byte
 	// Detections are the reader's raw results at rest (pixel boxes).
 	Detections []Detection
@@ -246,7 +254,7 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 			frame.CopyTo(&bg)
 		}
 		obs := observe(r)
-		ev := Event{Obs: &obs, Frame: f}
+		ev := Event{Obs: &obs, Frame: f, Delivered: t1}
 		if r.AtRest != nil {
 			dets, err := readAtRest(rd, frame, bg, r.AtRest, dieAt)
 			if err != nil {
@@ -254,12 +262,12 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 			}
 			ev.Detections = dets
 			obs.Dice = toDice(dets, r.AtRest.Dice, calNow())
-			if cfg.Snapshots {
-				ev.Snapshot = snapshot(frame, dets)
-			}
 		}
 		ev.Timing = StageTiming{Capture: t1.Sub(t0), Motion: t2.Sub(t1), Read: time.Since(t2), Clip: clipTime}
 		emit(ev)
+		if r.AtRest != nil && cfg.Snapshots {
+			emit(Event{Frame: f, Delivered: t1, Snapshot: snapshot(frame, ev.Detections)})
+		}
 		if clipEnc != nil {
 			// After the observation is out, so evidence adds nothing to
 			// the decision's latency.

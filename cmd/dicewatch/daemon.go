@@ -177,6 +177,10 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 			f.onDecision(th, d)
 		}
 	}
+	if p, ok := pub.(*mqtt.Publisher); ok {
+		tbl.latency = newLatencyLog(m, f.onLatency)
+		p.OnAcked(tbl.latency.acked)
+	}
 	clips, clipTap, err := openEvidence(cfg, j, pub, m, health, log)
 	if err != nil {
 		return err

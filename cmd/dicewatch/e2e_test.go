@@ -119,7 +119,22 @@ http:
 	var ds []decided
 	var lastSeq uint64
 	var sawOnline, sawState bool
+	decisionIDs := map[string]bool{}
+	snapshots := map[string]int{} // decision id -> snapshots naming it
 	for _, m := range msgs {
+		if strings.HasSuffix(m.Topic, "/snapshot") {
+			var sn struct {
+				DecisionID string `json:"decision_id"`
+				JPEG       []byte `json:"jpeg"`
+			}
+			if err := json.Unmarshal(m.Payload, &sn); err != nil || len(sn.JPEG) < 4 || sn.JPEG[0] != 0xff || sn.JPEG[1] != 0xd8 {
+				t.Errorf("snapshot is not a JPEG for a decision: %v", err)
+			}
+			snapshots[sn.DecisionID]++
+		}
+		if strings.HasSuffix(m.Topic, "/roll") || strings.HasSuffix(m.Topic, "/noroll") {
+			decisionIDs[m.ID] = true
+		}
 		var body map[string]any
 		if err := json.Unmarshal(m.Payload, &body); err != nil {
 			t.Fatalf("%s: payload is not JSON: %v", m.Topic, err)
@@ -159,6 +174,18 @@ http:
 	}
 	if !sawOnline || !sawState {
 		t.Errorf("birth seen %v, state seen %v; want both", sawOnline, sawState)
+	}
+	// Every throw here comes to rest in view, so every decision is made on
+	// an at-rest frame and gets exactly that frame's snapshot.
+	for id := range decisionIDs {
+		if snapshots[id] != 1 {
+			t.Errorf("decision %s has %d snapshots, want 1", id, snapshots[id])
+		}
+	}
+	for id := range snapshots {
+		if !decisionIDs[id] {
+			t.Errorf("snapshot names %q, which is no decision", id)
+		}
 	}
 	s := scoreDecisions(truth, ds)
 	for _, r := range s.Rows {

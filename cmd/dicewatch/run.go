@@ -28,6 +28,9 @@ type runFlags struct {
 	noBroker   bool
 	onDecision func(rules.Throw, rules.Decision)
 	onFrame    func(vision.Event)
+	// onLatency (benchmarks) gets each decision's timing once the broker
+	// has acknowledged it.
+	onLatency func(throwLatency)
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -76,11 +77,20 @@ type table struct {
 	// journalled (and published on snapshot) with the decision's id.
 	pendingSnap  []byte
 	snapW, snapH int
+	// lastRec is the decision made on its at-rest frame before that
+	// frame's snapshot arrived (lastRecRestMS the frame's time); the
+	// snapshot is journalled with its id when it comes.
+	lastRec       journal.Record
+	lastRecRestMS int64
 	// clips, when set, records a clip of each throw; clip is the open
 	// throw's, reserved when it opened; frameMS is the last frame's time.
 	clips   clipRecorder
 	clip    *evidence.Clip
 	frameMS int64
+	// latency, when set, times each decision decided on an at-rest frame
+	// (rest) from that frame to the broker's acknowledgement.
+	latency *latencyLog
+	rest    restFrame
 }
 
 func (t *table) setCalibrationHash(h string) { t.calHash.Store(h) }
@@ -165,6 +175,9 @@ func (t *table) vision(ev vision.Event, replay *sensors.Replay, sensorEvent func
 		t.showLamps()
 		return t.event(map[string]any{"event": "fault", "what": what, "state": "cleared"})
 	}
+	if len(ev.Snapshot) > 0 {
+		return t.snapshot(ev)
+	}
 	if ev.Obs == nil {
 		return nil
 	}
@@ -190,11 +203,9 @@ func (t *table) vision(ev vision.Event, replay *sensors.Replay, sensorEvent func
 			t.metrics.ObserveStage(ops.StageRead, ev.Timing.Read)
 		}
 	}
-	if len(ev.Snapshot) > 0 {
-		if t.snap != nil {
-			t.snap.Set(ev.Snapshot, time.Now())
-		}
-		t.pendingSnap, t.snapW, t.snapH = ev.Snapshot, ev.Frame.Width, ev.Frame.Height
+	if o.AtRest {
+		t.rest = restFrame{index: ev.Frame.Index, atMS: o.AtMS, delivered: ev.Delivered,
+			detected: ev.Delivered.Add(ev.Timing.Motion + ev.Timing.Read)}
 	}
 	if o.AtRest || o.Clear || len(o.Exits) > 0 || len(o.Appeared) > 0 {
 		t.log.Debug("frame", "t_ms", o.AtMS, "motion", o.Motion, "present", o.Present, "appeared", len(o.Appeared),
@@ -205,6 +216,28 @@ func (t *table) vision(ev vision.Event, replay *sensors.Replay, sensorEvent func
 			"zone", d.Zone, "flat", d.Flat, "flatness", d.Flatness, "size_ratio", d.SizeRatio)
 	}
 	return t.frame(*ev.Obs)
+}
+
+// snapshot takes the annotated deciding frame, which vision sends right
+// after the at-rest observation: journalled at once with the decision made
+// on that frame, or kept for the open throw's decision (staff-call grace).
+func (t *table) snapshot(ev vision.Event) error {
+	if t.snap != nil {
+		t.snap.Set(ev.Snapshot, time.Now())
+	}
+	if t.lastRec.Seq != 0 && t.lastRecRestMS == ev.Frame.AtMS {
+		rec := t.lastRec
+		t.lastRec = journal.Record{}
+		if _, err := t.j.Append("snapshot", t.now(), mqtt.NewSnapshot(rec, ev.Snapshot, ev.Frame.Width, ev.Frame.Height)); err != nil {
+			return fmt.Errorf("journal snapshot: %w", err)
+		}
+		if t.notify != nil {
+			t.notify()
+		}
+		return nil
+	}
+	t.pendingSnap, t.snapW, t.snapH = ev.Snapshot, ev.Frame.Width, ev.Frame.Height
+	return nil
 }
 
 // event journals an event record.
@@ -286,14 +319,16 @@ func (t *table) takeClip(th rules.Throw) *evidence.Clip {
 // decide makes exactly one decision for a throw and journals it before
 // anything else sees it.
 //
-// The decision, its snapshot and the craps state are written with
-// AppendNoWait and made durable by one wait for the last of them (one
-// fdatasync, not three). Nothing tells the world about the decision before
-// that wait returns: the publisher only reads durable records, and the
-// log line, metrics, lamps and onDecide come after it. A crash before it
-// loses only a decision nobody was told of.
+// The decision is written with AppendNoWait and waited for on its own, so
+// the publisher can send it at once; its snapshot and the craps state then
+// follow with AppendNoWait and one wait for the last of them (two
+// fdatasyncs per decision, not three). Nothing tells the world about the
+// decision before it is durable: the publisher only reads durable records,
+// and the log line, metrics, lamps and onDecide come after the last wait.
+// A crash before the first wait loses only a decision nobody was told of.
 func (t *table) decide(th rules.Throw) error {
 	d := rules.Decide(th, t.profile)
+	decided := time.Now()
 	body := decisionBody{
 		Game: t.profile.Game, Verdict: d.Verdict, Values: d.Values, Total: d.Total,
 		Reasons: d.Reasons, Advisories: d.Advisories, Dice: th.Dice,
@@ -309,8 +344,27 @@ func (t *table) decide(th rules.Throw) error {
 	if err != nil {
 		return fmt.Errorf("journal %s: %w", kind, err)
 	}
+	// The decision alone is made durable first, so the publisher can send
+	// it while the snapshot and state follow behind it in a second sync.
+	if err := t.j.WaitDurable(rec.Seq); err != nil {
+		return fmt.Errorf("journal %s: %w", kind, err)
+	}
 	last := rec.Seq
+	if t.latency != nil && !t.rest.delivered.IsZero() && t.rest.atMS == th.AtRestMS {
+		t.latency.decided(throwLatency{Seq: rec.Seq, Frame: t.rest.index, FrameMS: t.rest.atMS, AtRestMS: th.AtRestMS,
+			Delivered: t.rest.delivered, Detected: t.rest.detected, Decided: decided, Durable: time.Now()})
+	}
+	t.rest = restFrame{}
 	t.decided++
+	// The decision is durable: wake the publisher and let it have the
+	// processor before the snapshot (a large JPEG to encode and fsync)
+	// and the state are journalled behind it. On one core the publisher
+	// would otherwise wait for both.
+	if t.notify != nil {
+		t.notify()
+		runtime.Gosched()
+	}
+	t.lastRec, t.lastRecRestMS = journal.Record{}, 0
 	if len(t.pendingSnap) > 0 {
 		s, err := t.j.AppendNoWait("snapshot", t.now(), mqtt.NewSnapshot(rec, t.pendingSnap, t.snapW, t.snapH))
 		if err != nil {
@@ -318,6 +372,9 @@ func (t *table) decide(th rules.Throw) error {
 		}
 		last = s.Seq
 		t.pendingSnap = nil
+	} else {
+		// Decided on the at-rest frame itself: its snapshot follows.
+		t.lastRec, t.lastRecRestMS = rec, th.AtRestMS
 	}
 	if t.profile.Game == rules.Craps {
 		next, outcome, err := t.craps.Apply(d, t.profile)
