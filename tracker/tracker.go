@@ -67,11 +67,11 @@ const (
 // Tracker builds throw records. It is not safe for concurrent use: one
 // goroutine owns it.
 type Tracker struct {
-	cfg         Config
-	phase       phase
-	cur         rules.Throw
-	restAt      int64
-	faults      map[string]bool  // equipment faulted now
+	cfg    Config
+	phase  phase
+	cur    rules.Throw
+	restAt int64
+	faults map[string]bool // equipment faulted now
 	// unseen: equipment restored, but the table not yet seen empty and
 	// still since: what happened in the dark may still be on the layout.
 	unseen      map[string]bool
