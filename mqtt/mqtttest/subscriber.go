@@ -18,6 +18,8 @@ type Message struct {
 	Retained bool
 	Seq      uint64
 	ID       string
+	// Received is when the subscriber got it (for latency measurements).
+	Received time.Time
 }
 
 // Subscriber is a QoS 1 subscriber with a persistent session (a fixed
@@ -84,7 +86,7 @@ func Subscribe(t testing.TB, url string, o SubscriberOptions, filters ...string)
 }
 
 func (s *Subscriber) record(_ paho.Client, m paho.Message) {
-	msg := Message{Topic: m.Topic(), Payload: append([]byte(nil), m.Payload()...), Retained: m.Retained()}
+	msg := Message{Topic: m.Topic(), Payload: append([]byte(nil), m.Payload()...), Retained: m.Retained(), Received: time.Now()}
 	var env struct {
 		Seq uint64 `json:"seq"`
 		ID  string `json:"id"`

@@ -74,6 +74,9 @@ func EncodeFile(path string, quality int) ([][]byte, float64, error) {
 // URL is the stream's address; it stays the same across Kill and Restart.
 func (s *Stream) URL() string { return "http://" + s.addr + "/video.mjpg" }
 
+// Start is the wall time the camera showed the recording's first frame.
+func (s *Stream) Start() time.Time { return s.start }
+
 // FrameAt is the recording frame the camera shows at wall time t.
 func (s *Stream) FrameAt(t time.Time) int {
 	return int(t.Sub(s.start)/s.period) % len(s.frames)
