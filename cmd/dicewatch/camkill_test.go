@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -81,14 +82,21 @@ func TestCameraKilledMidRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The camera shows the empty table for 3 s before the session, so the
+	// daemon starts on an empty table (it takes its first frame as the
+	// background: see the report on starting mid-throw).
+	const padMS = 3000
+	pad := int(padMS * fps / 1000)
+	frames = append(slices.Repeat([][]byte{frames[0]}, pad), frames...)
+	padDur := time.Duration(float64(pad)/fps*1e9) * time.Nanosecond
+
+	broker := mqtttest.StartBroker(t)
+	sub := mqtttest.Subscribe(t, broker.URL(), mqtttest.SubscriberOptions{ClientID: "camkill-sub"}, "dicewatch/ck/#")
 	st, err := sourcetest.NewStream(frames, fps)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-
-	broker := mqtttest.StartBroker(t)
-	sub := mqtttest.Subscribe(t, broker.URL(), mqtttest.SubscriberOptions{ClientID: "camkill-sub"}, "dicewatch/ck/#")
 	cfgPath := filepath.Join(dir, "dicewatch.yaml")
 	const stallMS = 500
 	logLevel := "info"
@@ -150,7 +158,7 @@ log:
 	for loop := 0; loop < 8; loop++ {
 		for _, tt := range truth {
 			at := func(ms int64) time.Time {
-				return st.Start().Add(time.Duration(loop)*loopLen + time.Duration(ms)*time.Millisecond)
+				return st.Start().Add(time.Duration(loop)*loopLen + padDur + time.Duration(ms)*time.Millisecond)
 			}
 			shown = append(shown, shownThrow{truth: tt, loop: loop, start: at(tt.StartMS), rest: at(tt.AtRestMS),
 				collect: at(tt.CollectMS), end: at(tt.ClearMS)})
