@@ -130,10 +130,6 @@ func (t *Tracker) Fault(what string, faulted bool) {
 	delete(t.faults, what)
 }
 
-// Tainted reports whether restored equipment still waits for the table to
-// be seen empty (see Fault).
-func (t *Tracker) Tainted() bool { return len(t.unseen) > 0 }
-
 func (t *Tracker) addFault(what string) {
 	for _, f := range t.cur.Faults {
 		if f == what {
