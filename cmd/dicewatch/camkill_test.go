@@ -245,7 +245,7 @@ log:
 	}
 	th := nextThrow(time.Now().Add(300 * time.Millisecond))
 	cut("killed mid-throw", th.start.Add(400*time.Millisecond), 3*time.Second, st.Kill, restart)
-	th = nextThrow(time.Now())
+	th = nextThrow(time.Now().Add(400 * time.Millisecond))
 	cut("killed while idle", th.start.Add(-250*time.Millisecond), 3*time.Second, st.Kill, restart)
 	th = nextThrow(time.Now().Add(300 * time.Millisecond))
 	cut("frozen mid-throw", th.start.Add(300*time.Millisecond), 2*time.Second, st.Freeze, st.Thaw)

@@ -20,19 +20,33 @@ import (
 // JPEG pictures), the form most IP cameras and mjpg-streamer serve. It is
 // our own reader on net/http rather than an OpenCV capture so that a lost
 // or frozen connection is seen at once and Close always ends a blocked Read.
+//
+// A goroutine receives the parts as they arrive and keeps only the newest
+// undecoded one: a reader that falls behind skips frames instead of
+// working through a backlog in the socket buffers, so what it sees is
+// current and a camera that stops is noticed stall_ms after its last frame.
 type MJPEGSource struct {
 	name   string // URL without a password, for errors
 	opts   Options
 	cancel context.CancelFunc
 	body   io.ReadCloser
-	mr     *multipart.Reader
 
-	opened time.Time
+	latest chan part // at most one: the newest received part
+	done   chan struct{}
+	err    error // why the receiver stopped; read after done is closed
+
 	idx    int
 	lastTS int64
 	w, h   int
 	mu     sync.Mutex
 	closed bool
+	// Skipped counts parts dropped because a newer one arrived first.
+	skipped int
+}
+
+type part struct {
+	jpeg []byte
+	atMS int64
 }
 
 var _ Source = (*MJPEGSource)(nil)
@@ -78,10 +92,52 @@ func openMJPEG(raw string, opts Options) (Source, error) {
 		return nil, fmt.Errorf("source: mjpeg %s: %w: content type %q is not a multipart stream with a boundary",
 			name, ErrCorruptFrame, resp.Header.Get("Content-Type"))
 	}
-	return &MJPEGSource{
+	s := &MJPEGSource{
 		name: name, opts: opts, cancel: cancel, body: resp.Body,
-		mr: multipart.NewReader(resp.Body, params["boundary"]), opened: opts.Now(),
-	}, nil
+		latest: make(chan part, 1), done: make(chan struct{}),
+	}
+	go s.receive(multipart.NewReader(resp.Body, params["boundary"]), opts.Now())
+	return s, nil
+}
+
+// receive reads parts until the stream ends or the source is closed,
+// keeping the newest in s.latest.
+func (s *MJPEGSource) receive(mr *multipart.Reader, opened time.Time) {
+	defer close(s.done)
+	var last int64 = -1
+	for {
+		p, err := mr.NextPart()
+		if err != nil {
+			s.err = fmt.Errorf("source: mjpeg %s: %w: stream lost: %v", s.name, ErrUnplugged, err)
+			return
+		}
+		data, err := io.ReadAll(io.LimitReader(p, maxJPEG+1))
+		p.Close()
+		if err != nil {
+			s.err = fmt.Errorf("source: mjpeg %s: %w: stream lost in a frame: %v", s.name, ErrUnplugged, err)
+			return
+		}
+		// The stream carries no timestamps: frames are stamped on arrival.
+		ts := s.opts.Now().Sub(opened).Milliseconds()
+		if ts <= last {
+			ts = last + 1
+		}
+		last = ts
+		np := part{jpeg: data, atMS: ts}
+		select {
+		case s.latest <- np:
+		default:
+			// The reader is behind: replace the waiting part with this one.
+			select {
+			case <-s.latest:
+				s.mu.Lock()
+				s.skipped++
+				s.mu.Unlock()
+			default:
+			}
+			s.latest <- np
+		}
+	}
 }
 
 // stripURL keeps a url.Error's cause only: the URL is already in the
@@ -96,32 +152,35 @@ func stripURL(err error) error {
 	return err
 }
 
-// Read decodes the next JPEG part into dst.
+// Read decodes the newest received JPEG part into dst, waiting for one.
 func (s *MJPEGSource) Read(dst *gocv.Mat) (Frame, error) {
 	if s.isClosed() {
 		return Frame{}, fmt.Errorf("source: mjpeg %s: %w: source closed", s.name, ErrEndOfStream)
 	}
-	part, err := s.mr.NextPart()
-	if err != nil {
-		if s.isClosed() {
-			return Frame{}, fmt.Errorf("source: mjpeg %s: %w: source closed", s.name, ErrEndOfStream)
+	var p part
+	select {
+	case p = <-s.latest:
+	case <-s.done:
+		// A part that arrived just before the end still counts.
+		select {
+		case p = <-s.latest:
+		default:
+			if s.isClosed() {
+				return Frame{}, fmt.Errorf("source: mjpeg %s: %w: source closed", s.name, ErrEndOfStream)
+			}
+			return Frame{}, s.err
 		}
-		return Frame{}, fmt.Errorf("source: mjpeg %s: %w: stream lost: %v", s.name, ErrUnplugged, err)
 	}
-	data, err := io.ReadAll(io.LimitReader(part, maxJPEG+1))
-	part.Close()
-	if err != nil {
-		return Frame{}, fmt.Errorf("source: mjpeg %s: %w: stream lost in a frame: %v", s.name, ErrUnplugged, err)
-	}
-	if len(data) > maxJPEG {
+	if len(p.jpeg) > maxJPEG {
+		s.idx++
 		return Frame{}, fmt.Errorf("source: mjpeg %s: %w: frame over %d bytes", s.name, ErrCorruptFrame, maxJPEG)
 	}
-	img, err := gocv.IMDecode(data, gocv.IMReadColor)
+	img, err := gocv.IMDecode(p.jpeg, gocv.IMReadColor)
 	if err != nil || img.Empty() {
 		img.Close()
 		s.idx++
 		return Frame{}, fmt.Errorf("source: mjpeg %s: %w: frame %d is not a decodable JPEG (%d bytes)",
-			s.name, ErrCorruptFrame, s.idx-1, len(data))
+			s.name, ErrCorruptFrame, s.idx-1, len(p.jpeg))
 	}
 	defer img.Close()
 	w, h := img.Cols(), img.Rows()
@@ -133,8 +192,7 @@ func (s *MJPEGSource) Read(dst *gocv.Mat) (Frame, error) {
 			s.name, ErrCorruptFrame, s.idx-1, w, h, s.w, s.h)
 	}
 	img.CopyTo(dst)
-	// The stream carries no timestamps: frames are stamped on arrival.
-	ts := s.opts.Now().Sub(s.opened).Milliseconds()
+	ts := p.atMS
 	if s.idx > 0 && ts <= s.lastTS {
 		ts = s.lastTS + 1
 	}
@@ -142,6 +200,14 @@ func (s *MJPEGSource) Read(dst *gocv.Mat) (Frame, error) {
 	s.idx++
 	s.lastTS = ts
 	return f, nil
+}
+
+// Skipped reports how many received frames were dropped unread because a
+// newer one arrived first (the reader was behind).
+func (s *MJPEGSource) Skipped() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.skipped
 }
 
 func (s *MJPEGSource) isClosed() bool {

@@ -133,6 +133,39 @@ func TestMJPEGKillRestartFreeze(t *testing.T) {
 	src.Close()
 }
 
+// TestMJPEGSlowReaderSeesTheNewestFrame reads slower than the camera
+// sends: the frames it gets are current (stamped on arrival, the older
+// ones dropped), not a backlog from the socket buffers.
+func TestMJPEGSlowReaderSeesTheNewestFrame(t *testing.T) {
+	st, err := sourcetest.NewStream(jpegFrames(t, 60), 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	src, err := source.Open(st.URL(), source.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	m := gocv.NewMat()
+	defer m.Close()
+	first := readN(t, src, 1)[0]
+	time.Sleep(500 * time.Millisecond) // about 15 frames arrive meanwhile
+	f, err := src.Read(&m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("after a 500 ms pause: frame %d at %d ms (first at %d ms), %d skipped",
+		f.Index, f.AtMS, first.AtMS, src.(*source.MJPEGSource).Skipped())
+	if f.Index != 1 || f.AtMS-first.AtMS < 400 {
+		t.Errorf("after a 500 ms pause got frame %d at %d ms (first at %d ms): want the newest, about 500 ms later",
+			f.Index, f.AtMS, first.AtMS)
+	}
+	if n := src.(*source.MJPEGSource).Skipped(); n < 5 {
+		t.Errorf("%d frames skipped during a 500 ms pause at 30 fps; want about 14", n)
+	}
+}
+
 func TestMJPEGRefusesWhatIsNotAStream(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
