@@ -58,12 +58,14 @@ type Config struct {
 // Camera is the frame source.
 type Camera struct {
 	// Source is a URL: v4l2:///dev/video0?width=1280&height=720&fps=30,
-	// file:recording.avi, rtsp://..., gst:..., dir:stills/.
+	// file:recording.avi, rtsp://..., http://.../video.mjpg (MJPEG over
+	// HTTP), gst:..., dir:stills/.
 	Source string `yaml:"source"`
 	Width  int    `yaml:"width"`
 	Height int    `yaml:"height"`
 	FPS    int    `yaml:"fps"`
-	// StallMS: no frame for this long is a camera fault.
+	// StallMS: no frame for this long from a live source (anything but
+	// file: and dir:) is a camera fault.
 	StallMS int `yaml:"stall_ms"`
 }
 
@@ -312,7 +314,7 @@ func (c *Config) validate() []problem {
 	if c.Camera.Source == "" {
 		add("camera.source", "is required")
 	} else if !validSource(c.Camera.Source) {
-		add("camera.source", "%q is not a v4l2://, file:, rtsp://, gst: or dir: URL", c.Camera.Source)
+		add("camera.source", "%q is not a v4l2://, file:, rtsp://, http:// (MJPEG), gst: or dir: URL", c.Camera.Source)
 	}
 	if c.Camera.Width < 0 || c.Camera.Width > 8192 {
 		add("camera.width", "%d is out of range 0..8192", c.Camera.Width)
@@ -418,7 +420,7 @@ func (c *Config) validate() []problem {
 }
 
 func validSource(s string) bool {
-	for _, p := range []string{"v4l2://", "file:", "rtsp://", "rtsps://", "gst:", "dir:"} {
+	for _, p := range []string{"v4l2://", "file:", "rtsp://", "rtsps://", "http://", "https://", "gst:", "dir:"} {
 		if strings.HasPrefix(s, p) {
 			return true
 		}

@@ -67,11 +67,14 @@ const (
 // Tracker builds throw records. It is not safe for concurrent use: one
 // goroutine owns it.
 type Tracker struct {
-	cfg         Config
-	phase       phase
-	cur         rules.Throw
-	restAt      int64
-	faults      map[string]bool  // equipment faulted now
+	cfg    Config
+	phase  phase
+	cur    rules.Throw
+	restAt int64
+	faults map[string]bool // equipment faulted now
+	// unseen: equipment restored, but the table not yet seen empty and
+	// still since: what happened in the dark may still be on the layout.
+	unseen      map[string]bool
 	inputs      sensors.FaultSet // sensor inputs faulted now
 	openFaulted []string         // sensor inputs faulted when the throw opened
 	events      []sensors.Event  // recent sensor events (bounded)
@@ -90,7 +93,7 @@ func New(cfg Config) *Tracker {
 	if cfg.LeadMS == 0 {
 		cfg.LeadMS = 1000
 	}
-	return &Tracker{cfg: cfg, faults: map[string]bool{}}
+	return &Tracker{cfg: cfg, faults: map[string]bool{}, unseen: map[string]bool{}}
 }
 
 // Busy reports whether a throw is open (in the air, or at rest awaiting the grace period).
@@ -108,14 +111,21 @@ func (t *Tracker) OpenSince() (int64, bool) {
 func (t *Tracker) Faulted() bool { return len(t.faults) > 0 || t.inputs.Any() }
 
 // Fault marks equipment ("camera", "calibration") faulted or restored. A
-// throw open while equipment is faulted is never valid.
+// throw open while equipment is faulted is never valid, and neither is one
+// that opens after it is restored but before the table has been seen empty
+// and still (or cleared after a throw): dice thrown in the dark may still
+// be lying there.
 func (t *Tracker) Fault(what string, faulted bool) {
 	if faulted {
 		t.faults[what] = true
+		delete(t.unseen, what)
 		if t.Busy() {
 			t.addFault(what)
 		}
 		return
+	}
+	if t.faults[what] {
+		t.unseen[what] = true
 	}
 	delete(t.faults, what)
 }
@@ -158,6 +168,9 @@ func (t *Tracker) StaffCall(c rules.StaffCallRecord) bool {
 // Frame takes one frame's observation and returns the throws it closed.
 func (t *Tracker) Frame(o Observation) []rules.Throw {
 	t.lastObs = o.AtMS
+	if len(t.unseen) > 0 && (o.Clear || !t.Busy() && !o.Motion && o.Present == 0 && len(o.Appeared) == 0 && len(o.Exits) == 0) {
+		clear(t.unseen)
+	}
 	var out []rules.Throw
 	switch t.phase {
 	case idle:
@@ -211,6 +224,9 @@ func (t *Tracker) open(at int64) {
 	t.cur = rules.Throw{Game: t.cfg.Game, StartMS: at, DiceThrown: t.cfg.DiceThrown}
 	t.openFaulted = t.inputs.Faulted()
 	for f := range t.faults {
+		t.cur.Faults = append(t.cur.Faults, f)
+	}
+	for f := range t.unseen {
 		t.cur.Faults = append(t.cur.Faults, f)
 	}
 	sort.Strings(t.cur.Faults)

@@ -143,6 +143,40 @@ func TestTrackerDecisions(t *testing.T) {
 			want: []rules.Decision{{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.CameraFault}}},
 		},
 		{
+			name: "throw opened after recovery, before the table was seen empty, is never valid",
+			steps: []step{
+				frame(0, false, 0), {fault: "camera", on: true}, {fault: "camera", on: false},
+				// Back with dice already on the layout (thrown in the dark),
+				// then a hand moves them: no empty table seen in between.
+				frame(5000, false, 2), frame(5033, true, 2), edge(5300, sensors.RoleBackWall, "wall"),
+				rest(6200, die(3, rules.ZoneLayout), die(4, rules.ZoneLayout)), frame(6500, false, 2),
+			},
+			want: []rules.Decision{{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.CameraFault}}},
+		},
+		{
+			name: "throw after recovery and an empty, still table is decided normally",
+			steps: []step{
+				frame(0, false, 0), {fault: "camera", on: true}, {fault: "camera", on: false},
+				frame(5000, false, 0), frame(5033, true, 2), edge(5300, sensors.RoleBackWall, "wall"),
+				rest(6200, die(3, rules.ZoneLayout), die(4, rules.ZoneLayout)), frame(6500, false, 2),
+			},
+			want: []rules.Decision{{Verdict: rules.Valid, Values: []int{3, 4}, Total: 7}},
+		},
+		{
+			name: "after a faulted throw, the next one waits for the table to clear",
+			steps: []step{
+				frame(33, true, 2), {fault: "camera", on: true}, {fault: "camera", on: false},
+				rest(1200, die(3, rules.ZoneLayout), die(3, rules.ZoneLayout)), frame(1500, false, 2),
+				{obs: &Observation{AtMS: 2000, Clear: true}},
+				frame(3000, true, 2), edge(3300, sensors.RoleBackWall, "wall"),
+				rest(4200, die(5, rules.ZoneLayout), die(6, rules.ZoneLayout)), frame(4500, false, 2),
+			},
+			want: []rules.Decision{
+				{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.CameraFault}, Advisories: []rules.Advisory{rules.NoBackWall}},
+				{Verdict: rules.Valid, Values: []int{5, 6}, Total: 11},
+			},
+		},
+		{
 			name: "stuck bowl beam is not trusted",
 			steps: []step{
 				{sensor: &sensors.Event{AtMS: 10, Role: sensors.RoleBowl, Name: "bowl", Kind: sensors.KindStuck, Active: true}},

@@ -163,6 +163,11 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 	}()
 	faulted, mismatch, started := false, false, false
 	var offsetMS, lastMS int64
+	// reopened: the source was opened again after a fault. A live source
+	// stamps frames from its own open, so its clock restarts; the stream
+	// clock carries on from the last frame by the wall time the outage took.
+	reopened := false
+	var lastWall, lostAt time.Time
 	corrupt := 0
 	delay := 100 * time.Millisecond
 	beat := cfg.Heartbeat
@@ -175,7 +180,7 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 			s, err := source.Open(cfg.Source, cfg.SourceOptions)
 			if err != nil {
 				if !faulted {
-					faulted = true
+					faulted, lostAt = true, time.Now()
 					emit(Event{Fault: &CameraFault{Err: err}})
 				}
 				log.Warn("camera open failed", "err", err, "retry_in", delay)
@@ -208,12 +213,13 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 				continue
 			}
 			if !faulted {
-				faulted = true
+				faulted, lostAt = true, time.Now()
 				emit(Event{Fault: &CameraFault{Err: err}})
 			}
-			log.Warn("camera lost", "err", err)
+			log.Warn("camera lost", "err", err, "retry_in", delay)
 			src.Close()
 			src = nil
+			reopened = true
 			if !sleepCtx(ctx, delay) {
 				break
 			}
@@ -235,14 +241,21 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 			}
 			continue
 		}
+		if reopened && started {
+			offsetMS = lastMS + max(1, time.Since(lastWall).Milliseconds()) - f.AtMS
+		}
+		reopened = false
 		if faulted || mismatch {
+			if faulted {
+				log.Info("camera recovered", "outage", time.Since(lostAt).Round(time.Millisecond))
+			}
 			faulted, mismatch = false, false
 			delay = 100 * time.Millisecond
 			emit(Event{Fault: &CameraFault{Recovered: true}})
 		}
 		started = true
 		f.AtMS += offsetMS
-		lastMS = f.AtMS
+		lastMS, lastWall = f.AtMS, time.Now()
 		r := mt.Update(frame, f.AtMS)
 		t2 := time.Now()
 		if r.Phase == motion.Idle && !r.Motion && len(r.Dice) == 0 {

@@ -24,6 +24,7 @@ import (
 	"github.com/dicewatch/dicewatch/sensors"
 	"github.com/dicewatch/dicewatch/tracker"
 	"github.com/dicewatch/dicewatch/vision"
+	"github.com/dicewatch/dicewatch/vision/source"
 )
 
 func loadCalibration(path string) (*calibration.Calibration, error) {
@@ -228,10 +229,16 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		return readiness(gctx, cfg.Table, pub, j, m, health, notifier, tbl, log)
 	})
 	visionDone := make(chan struct{})
+	var srcOpts source.Options
+	if source.Live(cfg.Camera.Source) {
+		// A live camera that gives no frame for stall_ms is lost; a
+		// recording is read as fast as it decodes and never stalls.
+		srcOpts.StallMS = int64(cfg.Camera.StallMS)
+	}
 	g.Go(func() error {
 		defer close(visionDone)
 		return vision.RunPipeline(gctx, vision.PipelineConfig{
-			Source: cfg.Camera.Source, Calibration: cal, Current: watcher.Current,
+			Source: cfg.Camera.Source, SourceOptions: srcOpts, Calibration: cal, Current: watcher.Current,
 			SettleMS: int64(cfg.Vision.SettleMS), DiePx: cfg.Vision.DiePx,
 			ExitAtEOF: f.exitAtEOF, Log: log.With("component", "vision"),
 			Snapshots: true, Heartbeat: wd.Pet, Loop: f.loop, Clip: clipTap,

@@ -26,6 +26,7 @@
 //	file:testdata/throw.avi?pace=fast                             (as fast as it decodes: tests, benchmarks, replay)
 //	file:///abs/path/throw.avi
 //	rtsp://camera.local/stream1
+//	http://camera.local/video.mjpg                                (MJPEG over HTTP, multipart/x-mixed-replace; frames stamped on arrival)
 //	gst:videotestsrc num-buffers=10 ! videoconvert ! appsink      (any GStreamer pipeline ending in appsink)
 //	dir:testdata/stills?fps=30                                    (sorted .png/.jpg/.jpeg/.bmp files)
 //
@@ -112,6 +113,13 @@ func (o *Options) defaults() {
 	}
 }
 
+// Live reports whether raw names a live camera (device, network stream or
+// pipeline) rather than a recording: a live source that gives no frame
+// for a while has stalled, a recording has not.
+func Live(raw string) bool {
+	return !strings.HasPrefix(raw, "file:") && !strings.HasPrefix(raw, "dir:")
+}
+
 // Open opens the source named by raw (see the package doc for the forms).
 func Open(raw string, opts Options) (Source, error) {
 	opts.defaults()
@@ -140,6 +148,8 @@ func Open(raw string, opts Options) (Source, error) {
 			src, err = openFile(u, opts)
 		case "rtsp", "rtsps":
 			src, err = openRTSP(raw, opts)
+		case "http", "https":
+			src, err = openMJPEG(raw, opts)
 		default:
 			return nil, fmt.Errorf("source: %w: unknown scheme %q in %q", ErrBadURL, u.Scheme, raw)
 		}

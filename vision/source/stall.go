@@ -77,6 +77,11 @@ func (s *StallSource) Close() error {
 	}
 	ch := s.pending
 	s.pending = nil
+	// A network source can end the blocked read at once; a device or
+	// file read returns on its own.
+	if in, ok := s.inner.(interface{ Interrupt() }); ok {
+		in.Interrupt()
+	}
 	go func() {
 		<-ch
 		s.buf.Close()

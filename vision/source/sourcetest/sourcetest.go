@@ -1,6 +1,8 @@
-// Package sourcetest provides a scripted source.Source for tests of code
-// that consumes frames (the daemon's camera loop, reconnect logic), with no
-// camera or file.
+// Package sourcetest provides fakes for tests of code that consumes frames
+// (the daemon's camera loop, reconnect logic): Source, a scripted
+// source.Source with no camera or file, and Stream, a live MJPEG-over-HTTP
+// camera playing a recording in real time that a test can kill, restart
+// and freeze.
 package sourcetest
 
 import (
