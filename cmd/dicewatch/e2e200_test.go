@@ -59,13 +59,7 @@ func TestEndToEnd200(t *testing.T) {
 	}
 	seed, throws := e2e200Config(t)
 	dir := t.TempDir()
-	start := time.Now()
-	m, err := scene.Generate(dir, scene.Config{Seed: seed, Throws: throws, Camera: scene.DefaultCamera()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("rendered %d throws, %d frames (%.1f s of %dx%d at %g fps), seed %d, in %.1f s",
-		m.Throws, m.Frames, float64(m.DurationMS)/1000, m.Camera.Width, m.Camera.Height, m.Camera.FPS, seed, time.Since(start).Seconds())
+	session := e2e200Session(t, seed, throws)
 
 	broker := mqtttest.StartBroker(t)
 	sub := mqtttest.Subscribe(t, broker.URL(), mqtttest.SubscriberOptions{ClientID: "e2e200-sub"}, "dicewatch/e2e200/#")
@@ -93,16 +87,16 @@ mqtt:
   broker: %s
 http:
   listen: 127.0.0.1:0
-%s`, filepath.Join(dir, scene.FileVideo), filepath.Join(dir, scene.FileCalibration),
+%s`, filepath.Join(session, scene.FileVideo), filepath.Join(session, scene.FileCalibration),
 		filepath.Join(dir, "journal"), broker.URL(), e2eSensors)
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	run := dicewatchProcess(t, "run", "--config", cfgPath, "--exit-at-eof",
-		"--sensor-trace", filepath.Join(dir, scene.FileSensors))
+		"--sensor-trace", filepath.Join(session, scene.FileSensors))
 	var stderr bytes.Buffer
 	run.Stderr = &stderr
-	start = time.Now()
+	start := time.Now()
 	if err := run.Run(); err != nil {
 		t.Fatalf("daemon: %v\n%s", err, tail(stderr.String(), 30))
 	}
@@ -113,7 +107,7 @@ http:
 		}
 	}()
 
-	truth, err := readTruth(filepath.Join(dir, scene.FileTruth))
+	truth, err := readTruth(filepath.Join(session, scene.FileTruth))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,6 +177,38 @@ http:
 	if acc < 0.995 {
 		t.Errorf("verdict accuracy %.2f%% (%d/%d); want at least 99.5%%", 100*acc, s.VerdictRight, len(truth))
 	}
+}
+
+// e2e200Session renders the session into a temporary directory, or, with
+// DICEWATCH_E2E200_DIR=DIR, into DIR/seed-S-throws-N, where a later run
+// with the same seed and count reuses it (a 200-throw recording takes
+// minutes to render and about 5 GB). A reused session must have been
+// rendered with the same seed, count and camera.
+func e2e200Session(t *testing.T, seed int64, throws int) string {
+	t.Helper()
+	dir := t.TempDir()
+	if root := os.Getenv("DICEWATCH_E2E200_DIR"); root != "" {
+		dir = filepath.Join(root, fmt.Sprintf("seed-%d-throws-%d", seed, throws))
+		if b, err := os.ReadFile(filepath.Join(dir, scene.FileManifest)); err == nil {
+			var m scene.Manifest
+			if err := json.Unmarshal(b, &m); err != nil {
+				t.Fatalf("%s: %v", dir, err)
+			}
+			if m.Seed != seed || m.Throws != throws || m.Camera != scene.DefaultCamera() {
+				t.Fatalf("%s holds seed %d, %d throws, camera %+v: not this run's session", dir, m.Seed, m.Throws, m.Camera)
+			}
+			t.Logf("reusing the session rendered in %s (seed %d, %d throws, %dx%d at %g fps)", dir, seed, throws, m.Camera.Width, m.Camera.Height, m.Camera.FPS)
+			return dir
+		}
+	}
+	start := time.Now()
+	m, err := scene.Generate(dir, scene.Config{Seed: seed, Throws: throws, Camera: scene.DefaultCamera()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("rendered %d throws, %d frames (%.1f s of %dx%d at %g fps), seed %d, into %s in %.1f s",
+		m.Throws, m.Frames, float64(m.DurationMS)/1000, m.Camera.Width, m.Camera.Height, m.Camera.FPS, seed, dir, time.Since(start).Seconds())
+	return dir
 }
 
 // confusionTable prints truth verdicts (rows) against decided verdicts
