@@ -94,8 +94,18 @@ func readRest(fr, bg bgrPatch, edge float64) []restDie {
 // channel: the die's shadow, not the die. A die is brighter than the table
 // in at least one channel (a red die's red, a white die's all, the white
 // pips of a dark die).
+//
+// A shadow dims the table's colour without changing its hue: every
+// channel falls by about the same fraction. A red die over white or pale
+// print is darker in every channel too, but its green and blue fall far
+// more than its red: that is the die, not a shadow.
 func isShadow(b1, g1, r1, b2, g2, r2 byte) bool {
-	return b1 <= b2+6 && g1 <= g2+6 && r1 <= r2+6
+	if !(b1 <= b2+6 && g1 <= g2+6 && r1 <= r2+6) {
+		return false
+	}
+	ratio := func(a, b byte) float64 { return (float64(a) + 8) / (float64(b) + 8) }
+	rb, rg, rr := ratio(b1, b2), ratio(g1, g2), ratio(r1, r2)
+	return max(rb, rg, rr)-min(rb, rg, rr) < 0.3
 }
 
 func absDiff(a, b byte) int {
