@@ -153,6 +153,37 @@ func closeMask(m []bool, w, h int) []bool {
 	return out
 }
 
+// openMask removes threads and specks up to 2r samples wide: an erosion
+// then a dilation with a (2r+1)-square.
+func openMask(m []bool, w, h, r int) []bool {
+	ero := make([]bool, len(m))
+	for y := r; y < h-r; y++ {
+		for x := r; x < w-r; x++ {
+			v := true
+			for dy := -r; dy <= r && v; dy++ {
+				for dx := -r; dx <= r && v; dx++ {
+					v = m[(y+dy)*w+x+dx]
+				}
+			}
+			ero[y*w+x] = v
+		}
+	}
+	out := make([]bool, len(m))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			v := false
+			for dy := -r; dy <= r && !v; dy++ {
+				for dx := -r; dx <= r && !v; dx++ {
+					xx, yy := x+dx, y+dy
+					v = xx >= 0 && yy >= 0 && xx < w && yy < h && ero[yy*w+xx]
+				}
+			}
+			out[y*w+x] = v
+		}
+	}
+	return out
+}
+
 // components labels 4-connected regions of a mask; each is a list of pixel
 // indexes.
 func components(m []bool, w, h int) [][]int {
@@ -361,6 +392,10 @@ func readPips(d *restDie, fr bgrPatch, edge float64) {
 	for i, v := range g {
 		mask[i] = v > th
 	}
+	// Pips a few pixels across, sampled up (a pip is about ten samples
+	// wide), can touch by a thread a few samples wide; an opening breaks
+	// the thread and keeps the pips.
+	mask = openMask(mask, faceGrid, faceGrid, 2)
 	if debugGrid {
 		for j := 0; j < faceGrid; j += 2 {
 			for i := 0; i < faceGrid; i += 2 {
