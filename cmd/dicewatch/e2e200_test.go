@@ -184,12 +184,18 @@ http:
 // with the same seed and count reuses it (a 200-throw recording takes
 // minutes to render and about 5 GB). A reused session must have been
 // rendered with the same seed, count and camera.
+// e2e200Rendered marks a session directory whose render finished.
+const e2e200Rendered = ".rendered"
+
 func e2e200Session(t *testing.T, seed int64, throws int) string {
 	t.Helper()
 	dir := t.TempDir()
 	if root := os.Getenv("DICEWATCH_E2E200_DIR"); root != "" {
 		dir = filepath.Join(root, fmt.Sprintf("seed-%d-throws-%d", seed, throws))
-		if b, err := os.ReadFile(filepath.Join(dir, scene.FileManifest)); err == nil {
+		// The manifest is written before the video: the stamp says the
+		// render finished.
+		_, done := os.Stat(filepath.Join(dir, e2e200Rendered))
+		if b, err := os.ReadFile(filepath.Join(dir, scene.FileManifest)); err == nil && done == nil {
 			var m scene.Manifest
 			if err := json.Unmarshal(b, &m); err != nil {
 				t.Fatalf("%s: %v", dir, err)
@@ -204,6 +210,9 @@ func e2e200Session(t *testing.T, seed int64, throws int) string {
 	start := time.Now()
 	m, err := scene.Generate(dir, scene.Config{Seed: seed, Throws: throws, Camera: scene.DefaultCamera()})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, e2e200Rendered), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("rendered %d throws, %d frames (%.1f s of %dx%d at %g fps), seed %d, into %s in %.1f s",
