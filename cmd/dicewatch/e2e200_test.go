@@ -24,7 +24,7 @@ import (
 // the number of throws, so a held-out seed is one command.
 func e2e200Config(t *testing.T) (seed int64, throws int) {
 	t.Helper()
-	seed, throws = 404, 24
+	seed, throws = 404, 12
 	if os.Getenv("DICEWATCH_E2E200") == "1" {
 		throws = 200
 	}
