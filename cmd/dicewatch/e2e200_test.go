@@ -180,7 +180,7 @@ http:
 }
 
 // e2e200Session renders the session into a temporary directory, or, with
-// DICEWATCH_E2E200_DIR=DIR, into DIR/seed-S-throws-N, where a later run
+// DICEWATCH_E2E200_DIR=DIR, into DIR/seed-S-throws-N-qQ, where a later run
 // with the same seed and count reuses it (a 200-throw recording takes
 // minutes to render and about 5 GB). A reused session must have been
 // rendered with the same seed, count and camera.
@@ -196,7 +196,7 @@ func e2e200Session(t *testing.T, seed int64, throws int) string {
 	t.Helper()
 	dir := t.TempDir()
 	if root := os.Getenv("DICEWATCH_E2E200_DIR"); root != "" {
-		dir = filepath.Join(root, fmt.Sprintf("seed-%d-throws-%d", seed, throws))
+		dir = filepath.Join(root, fmt.Sprintf("seed-%d-throws-%d-q%d", seed, throws, e2e200JPEGQuality))
 		// The manifest is written before the video: the stamp says the
 		// render finished.
 		_, done := os.Stat(filepath.Join(dir, e2e200Rendered))
