@@ -6,7 +6,7 @@ VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 FUZZTIME ?= 60s
 
-.PHONY: all setup build demo test bench accuracy fuzz soak vet fmt-check systemd-check clean install
+.PHONY: all setup build demo test bench accuracy fuzz soak vet fmt-check systemd-check clean install e2e200
 
 all: build
 
@@ -65,3 +65,14 @@ clean:
 SOAK ?= 1h
 soak: setup
 	DICEWATCH_SOAK=$(SOAK) $(GO) test -count=1 -run TestSoak -v -timeout 3h ./cmd/dicewatch
+
+# The daemon as a process on a generated 200-throw session (1920x1080 30 fps,
+# seeded mix of all throw kinds) with its sensor trace, to a real mosquitto:
+# one decision per throw, verdict accuracy >= 99.5%, no invalid throw
+# published valid. E2E_SEED picks the seed (default 404); E2E_DIR keeps the
+# rendered session (about 5 GB) for reuse.
+E2E_SEED ?= 404
+E2E_DIR ?=
+e2e200: setup
+	DICEWATCH_E2E200=1 DICEWATCH_E2E200_SEED=$(E2E_SEED) DICEWATCH_E2E200_DIR=$(E2E_DIR) \
+		$(GO) test -count=1 -run 'TestEndToEnd200$$' -v -timeout 90m ./cmd/dicewatch

@@ -94,8 +94,18 @@ func readRest(fr, bg bgrPatch, edge float64) []restDie {
 // channel: the die's shadow, not the die. A die is brighter than the table
 // in at least one channel (a red die's red, a white die's all, the white
 // pips of a dark die).
+//
+// A shadow dims the table's colour without changing its hue: every
+// channel falls by about the same fraction. A red die over white or pale
+// print is darker in every channel too, but its green and blue fall far
+// more than its red: that is the die, not a shadow.
 func isShadow(b1, g1, r1, b2, g2, r2 byte) bool {
-	return b1 <= b2+6 && g1 <= g2+6 && r1 <= r2+6
+	if !(b1 <= b2+6 && g1 <= g2+6 && r1 <= r2+6) {
+		return false
+	}
+	ratio := func(a, b byte) float64 { return (float64(a) + 8) / (float64(b) + 8) }
+	rb, rg, rr := ratio(b1, b2), ratio(g1, g2), ratio(r1, r2)
+	return max(rb, rg, rr)-min(rb, rg, rr) < 0.3
 }
 
 func absDiff(a, b byte) int {
@@ -135,6 +145,37 @@ func closeMask(m []bool, w, h int) []bool {
 						v = false
 						break
 					}
+				}
+			}
+			out[y*w+x] = v
+		}
+	}
+	return out
+}
+
+// openMask removes threads and specks up to 2r samples wide: an erosion
+// then a dilation with a (2r+1)-square.
+func openMask(m []bool, w, h, r int) []bool {
+	ero := make([]bool, len(m))
+	for y := r; y < h-r; y++ {
+		for x := r; x < w-r; x++ {
+			v := true
+			for dy := -r; dy <= r && v; dy++ {
+				for dx := -r; dx <= r && v; dx++ {
+					v = m[(y+dy)*w+x+dx]
+				}
+			}
+			ero[y*w+x] = v
+		}
+	}
+	out := make([]bool, len(m))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			v := false
+			for dy := -r; dy <= r && !v; dy++ {
+				for dx := -r; dx <= r && !v; dx++ {
+					xx, yy := x+dx, y+dy
+					v = xx >= 0 && yy >= 0 && xx < w && yy < h && ero[yy*w+xx]
 				}
 			}
 			out[y*w+x] = v
@@ -312,6 +353,8 @@ func (p *bgrPatch) whiteness(x, y float64) float64 {
 // debugRead prints each at-rest read to stderr (DICEWATCH_DEBUG_READ=1).
 var debugRead = os.Getenv("DICEWATCH_DEBUG_READ") == "1"
 
+var debugGrid = os.Getenv("DICEWATCH_DEBUG_GRID") == "1"
+
 const faceGrid = 48 // samples across the rectified face
 
 // readPips rectifies the die's face into a faceGrid square, finds the
@@ -322,6 +365,9 @@ func readPips(d *restDie, fr bgrPatch, edge float64) {
 	ca, sa := math.Cos(d.angle), math.Sin(d.angle)
 	lx, ly := d.cx-float64(fr.x0), d.cy-float64(fr.y0)
 	g := make([]float64, faceGrid*faceGrid)
+	for i := range g {
+		g[i] = -1 // not sampled
+	}
 	for j := 0; j < faceGrid; j++ {
 		for i := 0; i < faceGrid; i++ {
 			u := (float64(i)+0.5)/faceGrid*2 - 1
@@ -334,9 +380,36 @@ func readPips(d *restDie, fr bgrPatch, edge float64) {
 		}
 	}
 	th, contrast := restOtsu(g)
+	// Otsu splits the face from its bright marks, but a translucent die's
+	// specular highlight (pink: its red channel high, the others half
+	// way) and the soft edges of pips a few pixels across sit between
+	// the two. A pip is white: keep only what is brighter than half way
+	// from the face's body to the brightest pips. This drops highlights
+	// and separates pips that blur into each other.
+	body, top := restLevels(g, th)
+	th = max(th, body+0.5*(top-body))
 	mask := make([]bool, len(g))
 	for i, v := range g {
 		mask[i] = v > th
+	}
+	// Pips a few pixels across, sampled up (a pip is about ten samples
+	// wide), can touch by a thread a few samples wide; an opening breaks
+	// the thread and keeps the pips.
+	mask = openMask(mask, faceGrid, faceGrid, 2)
+	if debugGrid {
+		for j := 0; j < faceGrid; j += 2 {
+			for i := 0; i < faceGrid; i += 2 {
+				c := byte(' ')
+				switch {
+				case mask[j*faceGrid+i]:
+					c = '#'
+				case g[j*faceGrid+i] > th/2:
+					c = '.'
+				}
+				fmt.Fprintf(os.Stderr, "%c", c)
+			}
+			fmt.Fprintln(os.Stderr)
+		}
 	}
 	// Expected pip: about 0.18 of the face edge across.
 	unit := float64(faceGrid) / (2 * span) // grid pixels per half-face unit
@@ -375,9 +448,15 @@ func readPips(d *restDie, fr bgrPatch, edge float64) {
 		odd = true // a large blob is only a one's pip
 	}
 	if debugRead {
-		fmt.Fprintf(os.Stderr, "restread: at %.0f,%.0f pips=%d big=%d odd=%v contrast=%.0f", d.cx, d.cy, n, big, odd, contrast)
+		fmt.Fprintf(os.Stderr, "restread: at %.0f,%.0f size %.2fx%.2f edges area %.2f pips=%d big=%d odd=%v contrast=%.0f", d.cx, d.cy, d.w/edge, d.h/edge, float64(d.area)/(edge*edge), n, big, odd, contrast)
 	}
-	if n < 1 || n > 6 || contrast < 40 || odd {
+	// A face that covers clearly less than a die's area is only partly
+	// seen against the background (a pale die part over pale print, a die
+	// at a chip's edge): the pips found may be some of them, so a one could
+	// be half a two. Right reads on generated sessions cover 0.89 to 1.2
+	// die areas; cut at 0.8.
+	partial := float64(d.area) < 0.8*edge*edge
+	if n < 1 || n > 6 || contrast < 40 || odd || partial {
 		if debugRead {
 			fmt.Fprintln(os.Stderr)
 		}
@@ -401,14 +480,52 @@ func readPips(d *restDie, fr bgrPatch, edge float64) {
 	d.confidence = math.Max(0, math.Min(1, 1-res/(5*limit))) * math.Min(1, contrast/80)
 }
 
+// restLevels returns the mean of the samples at or below th (the face's
+// body) and the mean of the brightest 2% of the samples (the pips' cores).
+func restLevels(g []float64, th float64) (body, top float64) {
+	var hist [256]int
+	var sum float64
+	var n int
+	for _, v := range g {
+		if v < 0 {
+			continue // not sampled
+		}
+		hist[int(math.Min(255, v))]++
+		if v <= th {
+			sum += v
+			n++
+		}
+	}
+	if n > 0 {
+		body = sum / float64(n)
+	}
+	want := 0
+	for _, k := range hist {
+		want += k
+	}
+	want = max(1, want/50)
+	got := 0
+	sum = 0
+	for v := 255; v >= 0 && got < want; v-- {
+		k := min(hist[v], want-got)
+		sum += float64(v * k)
+		got += k
+	}
+	return body, sum / float64(got)
+}
+
 // restOtsu returns the threshold that best splits values in two classes, and
 // the difference between the two class means.
 func restOtsu(vals []float64) (float64, float64) {
 	var hist [256]float64
+	var total float64
 	for _, v := range vals {
-		hist[int(math.Max(0, math.Min(255, v)))]++
+		if v < 0 {
+			continue // not sampled
+		}
+		hist[int(math.Min(255, v))]++
+		total++
 	}
-	total := float64(len(vals))
 	var sum float64
 	for i, c := range hist {
 		sum += float64(i) * c

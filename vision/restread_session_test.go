@@ -1,0 +1,180 @@
+package vision
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"image"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gocv.io/x/gocv"
+
+	"github.com/dicewatch/dicewatch/calibration"
+)
+
+// TestRestReadSession reads every die that the generator's truth puts flat
+// on the layout in a rendered session (DICEWATCH_SESSION=DIR, written by
+// `dicewatch generate`) with the at-rest reader, at the truth's rest frame
+// against the session's first (empty-table) frame, and prints each wrong
+// or missing read. With DICEWATCH_SESSION_CROPS=DIR it writes the crops
+// of those dice there. It is a tuning tool: it fails on any wrong value
+// (a misread), not on unreadable dice.
+func TestRestReadSession(t *testing.T) {
+	dir := os.Getenv("DICEWATCH_SESSION")
+	if dir == "" {
+		t.Skip("set DICEWATCH_SESSION to a generated session directory")
+	}
+	crops := os.Getenv("DICEWATCH_SESSION_CROPS")
+	cal, err := calibration.Load(filepath.Join(dir, "calibration.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type truthDie struct {
+		Value int    `json:"value"`
+		Zone  string `json:"zone"`
+		Box   [4]int `json:"box"`
+		Flat  bool   `json:"flat"`
+	}
+	type truthLine struct {
+		Throw       int        `json:"throw"`
+		Kind        string     `json:"kind"`
+		AtRestFrame int        `json:"at_rest_frame"`
+		EndFrame    int        `json:"end_frame"`
+		Dice        []truthDie `json:"dice"`
+	}
+	f, err := os.Open(filepath.Join(dir, "truth.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var lines []truthLine
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var l truthLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, l)
+	}
+	vc, err := gocv.VideoCaptureFile(filepath.Join(dir, "session.avi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vc.Close()
+	bg := gocv.NewMat()
+	defer bg.Close()
+	frame := gocv.NewMat()
+	defer frame.Close()
+	if !vc.Read(&bg) {
+		t.Fatal("no first frame")
+	}
+	pos := 1
+	var right, wrong, none int
+	for _, l := range lines {
+		target := l.AtRestFrame + 8 // a little after rest, as the daemon reads after settling
+		if target < pos {
+			continue
+		}
+		for pos <= target {
+			if !vc.Read(&frame) {
+				t.Fatal("recording ended early")
+			}
+			pos++
+		}
+		for k, d := range l.Dice {
+			if d.Zone != "layout" || !d.Flat || l.Kind == "stacked" {
+				continue
+			}
+			cx, cy := float64(d.Box[0]+d.Box[2])/2, float64(d.Box[1]+d.Box[3])/2
+			edge := cal.DiePx(calibration.Point{X: cx, Y: cy})
+			pad := int(edge * 1.5)
+			r := image.Rect(d.Box[0], d.Box[1], d.Box[2], d.Box[3]).Inset(-pad)
+			fp, ok1 := patchOf(frame, r)
+			bp, ok2 := patchOf(bg, r)
+			if !ok1 || !ok2 {
+				continue
+			}
+			if crops != "" {
+				name := fmt.Sprintf("s%s-t%03d-d%d-v%d-e%.2f", filepath.Base(dir), l.Throw, k, d.Value, edge)
+				fc, bc := frame.Region(r), bg.Region(r)
+				gocv.IMWrite(filepath.Join(crops, name+"-fr.png"), fc)
+				gocv.IMWrite(filepath.Join(crops, name+"-bg.png"), bc)
+				fc.Close()
+				bc.Close()
+			}
+			got := 0
+			for _, rd := range readRest(fp, bp, edge) {
+				if rd.cx >= float64(d.Box[0]) && rd.cx <= float64(d.Box[2]) && rd.cy >= float64(d.Box[1]) && rd.cy <= float64(d.Box[3]) {
+					got = rd.value
+				}
+			}
+			switch {
+			case got == d.Value:
+				right++
+				continue
+			case got == 0:
+				none++
+			default:
+				wrong++
+				t.Errorf("throw %d die %d: read %d, truth %d", l.Throw, k, got, d.Value)
+			}
+			t.Logf("throw %d (%s) die %d at %.0f,%.0f edge %.1f: read %d, truth %d", l.Throw, l.Kind, k, cx, cy, edge, got, d.Value)
+		}
+	}
+	t.Logf("flat layout dice: %d right, %d unreadable, %d wrong", right, none, wrong)
+}
+
+// TestRestReadCrops reads the crops TestRestReadSession wrote
+// (DICEWATCH_CROPS=DIR): each NAME-fr.png with its NAME-bg.png, the truth
+// value and die edge in NAME. It fails on any wrong value.
+func TestRestReadCrops(t *testing.T) {
+	dir := os.Getenv("DICEWATCH_CROPS")
+	if dir == "" {
+		t.Skip("set DICEWATCH_CROPS to a directory of crops")
+	}
+	frs, _ := filepath.Glob(filepath.Join(dir, "*-fr.png"))
+	var right, wrong, none int
+	for _, fn := range frs {
+		base := strings.TrimSuffix(fn, "-fr.png")
+		var v int
+		var edge float64
+		parts := strings.Split(filepath.Base(base), "-")
+		fmt.Sscanf(parts[len(parts)-2], "v%d", &v)
+		fmt.Sscanf(parts[len(parts)-1], "e%g", &edge)
+		fm := gocv.IMRead(fn, gocv.IMReadColor)
+		bm := gocv.IMRead(base+"-bg.png", gocv.IMReadColor)
+		fp, ok1 := patchOf(fm, image.Rect(0, 0, fm.Cols(), fm.Rows()))
+		bp, ok2 := patchOf(bm, image.Rect(0, 0, bm.Cols(), bm.Rows()))
+		fm.Close()
+		bm.Close()
+		if !ok1 || !ok2 {
+			t.Fatalf("%s: unreadable crop", fn)
+		}
+		got := 0
+		cx, cy := float64(fp.w)/2, float64(fp.h)/2
+		if debugRead {
+			fmt.Fprintf(os.Stderr, "== %s\n", filepath.Base(base))
+		}
+		for _, rd := range readRest(fp, bp, edge) {
+			if math.Abs(rd.cx-cx) < edge && math.Abs(rd.cy-cy) < edge {
+				got = rd.value
+			}
+		}
+		switch {
+		case got == v:
+			right++
+		case got == 0:
+			none++
+			t.Logf("%s: unreadable", filepath.Base(base))
+		default:
+			wrong++
+			t.Errorf("%s: read %d", filepath.Base(base), got)
+		}
+	}
+	t.Logf("%d crops: %d right, %d unreadable, %d wrong", len(frs), right, none, wrong)
+}
