@@ -605,7 +605,7 @@ func encodeBody(body any) (json.RawMessage, error) {
 	return buf.Bytes(), nil
 }
 
-// writeLocked writes a record's frame (not yet synced; see syncTo).
+// writeLocked writes a record's frame (not yet synced; see syncLoop).
 func (j *Journal) writeLocked(kind string, ts time.Time, raw json.RawMessage) (Record, bool, error) {
 	if j.closing {
 		// The syncer may have made its last sync: a record written now
@@ -790,14 +790,14 @@ func (j *Journal) LastOfKind(kind string, atMost uint64) (Record, bool, error) {
 		j.mu.Unlock()
 		return Record{}, false, nil
 	}
-	if r, ok := j.lastKind[kind]; ok && (atMost == 0 || r.Seq <= atMost) {
+	if r, ok := j.lastKind[kind]; ok && r.Seq <= atMost {
 		j.mu.Unlock()
 		return r, true, nil
 	}
 	segs := append([]segment(nil), j.segs...)
 	j.mu.Unlock()
 	for i := len(segs) - 1; i >= 0; i-- {
-		if atMost != 0 && segs[i].base > atMost {
+		if segs[i].base > atMost {
 			continue
 		}
 		b, err := os.ReadFile(segs[i].path)
@@ -810,7 +810,7 @@ func (j *Journal) LastOfKind(kind string, atMost uint64) (Record, bool, error) {
 		var found Record
 		var ok bool
 		scanBytes(b, segs[i].base, func(r Record) {
-			if r.Kind == kind && (atMost == 0 || r.Seq <= atMost) {
+			if r.Kind == kind && r.Seq <= atMost {
 				found, ok = r, true
 			}
 		})

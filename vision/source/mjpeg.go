@@ -36,7 +36,6 @@ type MJPEGSource struct {
 	err    error // why the receiver stopped; read after done is closed
 
 	idx    int
-	lastTS int64
 	w, h   int
 	mu     sync.Mutex
 	closed bool
@@ -192,13 +191,10 @@ func (s *MJPEGSource) Read(dst *gocv.Mat) (Frame, error) {
 			s.name, ErrCorruptFrame, s.idx-1, w, h, s.w, s.h)
 	}
 	img.CopyTo(dst)
-	ts := p.atMS
-	if s.idx > 0 && ts <= s.lastTS {
-		ts = s.lastTS + 1
-	}
-	f := Frame{Index: s.idx, AtMS: ts, Width: w, Height: h}
+	// receive stamps parts strictly increasing, and they come out of
+	// s.latest in that order.
+	f := Frame{Index: s.idx, AtMS: p.atMS, Width: w, Height: h}
 	s.idx++
-	s.lastTS = ts
 	return f, nil
 }
 
