@@ -241,6 +241,9 @@ func walk(t *testing.T, path string) layout {
 			if c := at(pos, 8); string(c[:4]) != "00dc" || binary.LittleEndian.Uint32(c[4:]) != fsize {
 				t.Fatalf("ix00 %d entry %d: no 00dc chunk of %d bytes at %d", i, j, fsize, pos)
 			}
+			if pos%2 != 0 {
+				t.Fatalf("ix00 %d entry %d: chunk at odd offset %d (RIFF chunks are word-aligned)", i, j, pos)
+			}
 			if len(chunks) > 0 && pos <= chunks[len(chunks)-1] {
 				t.Fatalf("ix00 %d entry %d at %d is not after the frame before", i, j, pos)
 			}
