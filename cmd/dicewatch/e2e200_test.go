@@ -201,10 +201,10 @@ http:
 // minutes to render and about 5 GB). A reused session must have been
 // rendered with the same seed, count and camera.
 // e2e200JPEGQuality is the generator's default JPEG quality. At it, 200
-// throws of 1920x1080 at 30 fps come to about 5.4 GB, past the 4 GiB limit
-// of the MJPG AVI writer, and the render fails ("avi: file would exceed the
-// 4 GiB AVI 1.0 limit"); at quality 60 the recording fits, but the daemon
-// then found only 48 of 100 throws (seed 404), so quality 60 is no way out.
+// throws of 1920x1080 at 30 fps come to about 5.4 GB, past AVI 1.0's 4 GiB;
+// the MJPG AVI writer (vision/avi) writes such a file as OpenDML AVI, which
+// gocv.VideoCaptureFile reads. At quality 60 the daemon found only 48 of
+// 100 throws (seed 404).
 const e2e200JPEGQuality = 80
 
 // e2e200Rendered marks a session directory whose render finished.
