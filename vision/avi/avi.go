@@ -99,18 +99,18 @@ type ixChunk struct {
 // Offsets in the first RIFF's header of the fields patched later. Those
 // past the super index depend on its room, n entries.
 const (
-	aviRIFFSize   = 4
 	aviUSPerFrame = 32
 	aviTotalFrame = 48
 	aviBufferSize = 60
 	aviStrhScale  = 128
 	aviStrhRate   = 132
-	aviStrhLength = 140
-	aviStrhBuffer = 144
+	aviStrhLength = 140 // and the suggested buffer size after it
 	aviIndxInUse  = 224
 	aviIndxEntry  = 244 // the first of the super index's 16-byte entries
 )
 
+// dmlhFramesAt is the offset of dmlh's total frames, moviListAt that of
+// the first RIFF's 'LIST movi', with room for n super index entries.
 func dmlhFramesAt(n int) int64 { return aviIndxEntry + 16*int64(n) + 20 }
 func moviListAt(n int) int64   { return aviIndxEntry + 16*int64(n) + 268 }
 
