@@ -275,8 +275,8 @@ func (a *Writer) WriteFrame(jpeg []byte) error {
 
 // endRIFF finishes the current RIFF: its ix00 at the end of its movi list,
 // for the first RIFF the idx1 after that, then its sizes and its entry in
-// the super index, so that the file up to here stays readable if the
-// writer never gets to Close.
+// the super index, which are patched now rather than on Close because the
+// RIFF is done with.
 func (a *Writer) endRIFF() error {
 	ixAt := a.off
 	k := uint32(len(a.chunks))
