@@ -58,36 +58,239 @@ type restDie struct {
 // empty-table background. edge is the expected die edge in pixels there.
 func readRest(fr, bg bgrPatch, edge float64) []restDie {
 	w, h := fr.w, fr.h
+	// dist is each pixel's largest channel difference from the empty
+	// table, 0 where the difference is shadow.
+	dist := make([]uint8, w*h)
 	diff := make([]bool, w*h)
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			b1, g1, r1 := fr.at(x, y)
 			b2, g2, r2 := bg.at(x, y)
 			d := max(absDiff(b1, b2), absDiff(g1, g2), absDiff(r1, r2))
-			diff[y*w+x] = d > 45 && !isShadow(b1, g1, r1, b2, g2, r2)
+			if isShadow(b1, g1, r1, b2, g2, r2) {
+				d = 0
+			}
+			dist[y*w+x] = uint8(d)
+			diff[y*w+x] = d > restStrongDiff
 		}
 	}
 	diff = closeMask(diff, w, h)
 	comps := components(diff, w, h)
 	dieArea := edge * edge
-	var out []restDie
+	var out, partial []restDie
+	var left [][]int // what stood out but was not read: fragments and partial faces
 	for _, c := range comps {
 		a := float64(len(c))
 		if a < 0.35*dieArea {
-			continue // noise, a shadow edge
+			if a >= restFragment {
+				left = append(left, c)
+			}
+			continue // noise, a shadow edge, or a die seen only in fragments
 		}
 		for _, part := range splitBlob(c, w, h, edge) {
 			if float64(len(part)) < 0.35*dieArea {
+				left = append(left, part)
 				continue
 			}
 			d := fitFace(part, w)
 			d.cx += float64(fr.x0)
 			d.cy += float64(fr.y0)
 			readPips(&d, fr, edge)
+			if d.value == 0 && float64(d.area) < restPartialArea*dieArea {
+				partial = append(partial, d)
+				left = append(left, part)
+				continue
+			}
+			out = append(out, d)
+		}
+	}
+	if len(left) == 0 {
+		return out
+	}
+	grown := regrow(left, dist, out, fr, edge)
+	out = append(out, grown...)
+	for _, p := range partial {
+		covered := false
+		for _, g := range grown {
+			if math.Hypot(p.cx-g.cx, p.cy-g.cy) < 0.6*edge {
+				covered = true
+			}
+		}
+		if !covered {
+			out = append(out, p) // still unreadable
+		}
+	}
+	return out
+}
+
+// Thresholds of the largest channel difference from the empty table: a
+// die is found where it differs by more than restStrongDiff; a face seen
+// only in part or in fragments is grown, near them, into pixels that
+// differ by more than restWeakDiff (a red die over the layout's red print
+// differs from it by only 10 to 40 levels, while camera noise and JPEG
+// blocks away from a die stay mostly under 18).
+const (
+	restStrongDiff = 45
+	restWeakDiff   = 18
+	// restFragment: smaller strong fragments (pixels) are noise.
+	restFragment = 4
+)
+
+// restPartialArea: a face covering less than this many die areas is only
+// partly seen against the background (see readPips).
+const restPartialArea = 0.8
+
+// regrow reads again what stood out from the empty table only in part or
+// in fragments, typically a red die lying partly on red print: pixels
+// that differ weakly from the table, within 0.6 die edges of a fragment,
+// join it. Pixels of the faces already read (done) stay out. A grown face
+// counts only if it has about a die's area, is flat and reads a value on
+// both cues; anything else is dropped, and the caller keeps what the
+// strict pass saw.
+func regrow(left [][]int, dist []uint8, done []restDie, fr bgrPatch, edge float64) []restDie {
+	w, h := fr.w, fr.h
+	m := make([]bool, w*h)
+	pad := int(math.Ceil(0.6 * edge))
+	for _, c := range left {
+		x0, y0, x1, y1 := w, h, -1, -1
+		for _, p := range c {
+			m[p] = true
+			x, y := p%w, p/w
+			x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
+		}
+		x0, y0, x1, y1 = max(0, x0-pad), max(0, y0-pad), min(w-1, x1+pad), min(h-1, y1+pad)
+		for y := y0; y <= y1; y++ {
+			for x := x0; x <= x1; x++ {
+				if dist[y*w+x] > restWeakDiff {
+					m[y*w+x] = true
+				}
+			}
+		}
+	}
+	// Keep clear of the faces already read: a grown region must not
+	// swallow a neighbour.
+	for _, d := range done {
+		r := math.Max(d.w, d.h)/2 + 1
+		lx, ly := d.cx-float64(fr.x0), d.cy-float64(fr.y0)
+		for y := max(0, int(ly-r)); y <= min(h-1, int(ly+r)); y++ {
+			for x := max(0, int(lx-r)); x <= min(w-1, int(lx+r)); x++ {
+				m[y*w+x] = false
+			}
+		}
+	}
+	m = closeMask(m, w, h)
+	dieArea := edge * edge
+	var out []restDie
+	for _, c := range components(m, w, h) {
+		a := float64(len(c)) / dieArea
+		if a < restPartialArea || a > 2.2 {
+			continue // not a die, or more than one
+		}
+		d, cover := fitSquare(c, dist, w, edge)
+		if debugRead {
+			fmt.Fprintf(os.Stderr, "restread: regrown region %.2f die areas, square at %.1f,%.1f covered %.2f\n", a, d.cx, d.cy, cover)
+		}
+		if cover < 0.85 {
+			continue
+		}
+		centreOnPips(&d, fr, edge)
+		d.cx += float64(fr.x0)
+		d.cy += float64(fr.y0)
+		readPips(&d, fr, edge)
+		if d.value != 0 {
 			out = append(out, d)
 		}
 	}
 	return out
+}
+
+// centreOnPips moves a face fitted to a rough region onto the middle of
+// its white marks: every pip layout is symmetric about the face's centre.
+// The move is at most a quarter of the die edge; d is patch-relative.
+func centreOnPips(d *restDie, fr bgrPatch, edge float64) {
+	ca, sa := math.Cos(d.angle), math.Sin(d.angle)
+	half := 0.55 * edge
+	lo, hi := 255.0, 0.0
+	type px struct{ x, y, v float64 }
+	var in []px
+	for y := max(0, int(d.cy-edge)); y <= min(fr.h-1, int(d.cy+edge)); y++ {
+		for x := max(0, int(d.cx-edge)); x <= min(fr.w-1, int(d.cx+edge)); x++ {
+			u, v := float64(x)-d.cx, float64(y)-d.cy
+			if math.Abs(u*ca+v*sa) > half || math.Abs(-u*sa+v*ca) > half {
+				continue
+			}
+			b, g, r := fr.at(x, y)
+			wv := float64(min(b, g, r))
+			in = append(in, px{float64(x), float64(y), wv})
+			lo, hi = math.Min(lo, wv), math.Max(hi, wv)
+		}
+	}
+	th := lo + 0.5*(hi-lo)
+	var sx, sy, n float64
+	for _, p := range in {
+		if p.v > th {
+			sx += p.x
+			sy += p.y
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	mx, my := sx/n-d.cx, sy/n-d.cy
+	if l := math.Hypot(mx, my); l > 0.25*edge {
+		mx, my = mx*0.25*edge/l, my*0.25*edge/l
+	}
+	d.cx += mx
+	d.cy += my
+}
+
+// fitSquare places a square of the expected die edge on a region where it
+// covers most of the region's pixels (over turns of 3 degrees and shifts
+// of a pixel around the region's centre; pixels that stand out clearly
+// weigh five times those that stand out weakly), and returns it as a face with
+// the share of the square the region fills. The grown region has a rim of
+// colour bleed and shadow edge around the die that a smallest enclosing
+// rectangle would take in; the known die size leaves it out.
+func fitSquare(c []int, dist []uint8, w int, edge float64) (restDie, float64) {
+	var mx, my float64
+	for _, p := range c {
+		mx += float64(p % w)
+		my += float64(p / w)
+	}
+	mx /= float64(len(c))
+	my /= float64(len(c))
+	half := edge / 2
+	reach := int(math.Ceil(0.35 * edge))
+	best, bestN, bestScore := restDie{}, 0, -1
+	for deg := 0; deg < 90; deg += 3 {
+		a := float64(deg) * math.Pi / 180
+		ca, sa := math.Cos(a), math.Sin(a)
+		for dy := -reach; dy <= reach; dy++ {
+			for dx := -reach; dx <= reach; dx++ {
+				cx, cy := mx+float64(dx), my+float64(dy)
+				n, score := 0, 0
+				for _, p := range c {
+					x, y := float64(p%w)-cx, float64(p/w)-cy
+					if math.Abs(x*ca+y*sa) <= half && math.Abs(-x*sa+y*ca) <= half {
+						n++
+						score++
+						if dist[p] > restStrongDiff {
+							score += 4 // what stands out clearly is die, not rim
+						}
+					}
+				}
+				if score > bestScore {
+					bestScore, bestN = score, n
+					best = restDie{cx: cx, cy: cy, w: edge, h: edge, angle: a}
+				}
+			}
+		}
+	}
+	cover := float64(bestN) / (edge * edge)
+	best.area = bestN
+	best.flatness = math.Min(1, cover)
+	return best, cover
 }
 
 // isShadow reports a pixel that is darker than the background in every
@@ -455,7 +658,7 @@ func readPips(d *restDie, fr bgrPatch, edge float64) {
 	// at a chip's edge): the pips found may be some of them, so a one could
 	// be half a two. Right reads on generated sessions cover 0.89 to 1.2
 	// die areas; cut at 0.8.
-	partial := float64(d.area) < 0.8*edge*edge
+	partial := float64(d.area) < restPartialArea*edge*edge
 	if n < 1 || n > 6 || contrast < 40 || odd || partial {
 		if debugRead {
 			fmt.Fprintln(os.Stderr)

@@ -442,6 +442,13 @@ func (t *Tracker) associate(idx int, atMS int64, res *Result) []Exit {
 		if b.used || t.phase == Rested {
 			continue // after rest, new blobs are hands and sticks, not dice
 		}
+		if t.phase == Idle && !b.moving && float64(b.area) < 0.3*t.dieW*t.dieW {
+			// On the empty table, a still speck smaller than a third of a
+			// die is a glint under flickering light, not a throw: thrown
+			// dice come in moving. Taken for one, it would open a throw
+			// that swallows the real one after it.
+			continue
+		}
 		tr := &track{id: t.nextID, cx: b.cx, cy: b.cy, box: b.box, area: b.area, firstMS: atMS, firstFrame: idx,
 			moving: b.moving, large: b.area > t.bigPx, seen: true}
 		m := int(math.Ceil(t.dieW))
