@@ -74,7 +74,7 @@ func TestRestReadSession(t *testing.T) {
 		t.Fatal("no first frame")
 	}
 	pos := 1
-	var right, wrong, none int
+	var right, wrong, none, notFlat int
 	for _, l := range lines {
 		target := l.AtRestFrame + 8 // a little after rest, as the daemon reads after settling
 		if target < pos {
@@ -107,11 +107,15 @@ func TestRestReadSession(t *testing.T) {
 				fc.Close()
 				bc.Close()
 			}
-			got := 0
+			got, flat := 0, 0.0
 			for _, rd := range readRest(fp, bp, edge) {
 				if rd.cx >= float64(d.Box[0]) && rd.cx <= float64(d.Box[2]) && rd.cy >= float64(d.Box[1]) && rd.cy <= float64(d.Box[3]) {
-					got = rd.value
+					got, flat = rd.value, rd.flatness
 				}
+			}
+			if got != 0 && flat < DefaultMinFlatness {
+				notFlat++
+				t.Logf("throw %d (%s) die %d at %.0f,%.0f edge %.1f: read %d, truth %d, but flatness %.2f (cocked)", l.Throw, l.Kind, k, cx, cy, edge, got, d.Value, flat)
 			}
 			switch {
 			case got == d.Value:
@@ -126,7 +130,7 @@ func TestRestReadSession(t *testing.T) {
 			t.Logf("throw %d (%s) die %d at %.0f,%.0f edge %.1f: read %d, truth %d", l.Throw, l.Kind, k, cx, cy, edge, got, d.Value)
 		}
 	}
-	t.Logf("flat layout dice: %d right, %d unreadable, %d wrong", right, none, wrong)
+	t.Logf("flat layout dice: %d right, %d unreadable, %d wrong; %d read but called not flat", right, none, wrong, notFlat)
 }
 
 // TestRestReadCrops reads the crops TestRestReadSession wrote
