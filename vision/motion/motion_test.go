@@ -2,6 +2,7 @@ package motion
 
 import (
 	"fmt"
+	"image"
 	"math"
 	"math/rand"
 	"testing"
@@ -74,6 +75,37 @@ func (s synthThrow) truthRest() int64 {
 		last = max(last, r)
 	}
 	return last
+}
+
+// TestGlintOpensNoThrow: a still speck far smaller than a die that lights
+// up on the empty table (a glint under flickering light) must not open a
+// throw; if it did, the tracker would go to rest on nothing and take the
+// real throw after it for the stickperson, and that throw would get no
+// at-rest event. (A generated session lost its first throw this way.)
+func TestGlintOpensNoThrow(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	s := randomThrow(rng, 640, 360, 12, false, 11)
+	for i := range s.dice {
+		s.dice[i].enterMS += 500 // in while the glint fades
+	}
+	s.stickAt += 500
+	s.endMS += 500
+	s.glintAt, s.glintFrom = image.Pt(600, 20), 200
+	const settle = 300
+	out := runSynth(t, s, Config{DiePx: s.die, SettleMS: settle})
+	if out.started != 1 {
+		t.Errorf("started %d throws, want 1", out.started)
+	}
+	if len(out.rests) != 1 {
+		t.Fatalf("%d at-rest events, want 1: %+v", len(out.rests), out.rests)
+	}
+	truth := s.truthRest()
+	if got := out.rests[0].AtMS; got < truth || got-truth > settle+34 {
+		t.Errorf("at rest at %d ms, truth %d ms", got, truth)
+	}
+	if n := len(out.rests[0].Dice); n != 2 {
+		t.Errorf("%d dice at rest, want 2", n)
+	}
 }
 
 func TestSyntheticThrows(t *testing.T) {

@@ -55,6 +55,9 @@ type synthThrow struct {
 	stickAt int64 // stick enters (ms); 0 = never
 	endMS   int64
 	seed    int64
+	// glint: a still 5x5 speck at glintAt that turns white and back over the second from glintFrom ms (0: none)
+	glintAt   image.Point
+	glintFrom int64
 }
 
 // exitEdge is where a die that leaves crosses the frame border.
@@ -132,6 +135,14 @@ func (r *renderer) render(k int, dst *gocv.Mat) {
 		box := image.Rect(int(math.Round(x-h)), int(math.Round(y-h)), int(math.Round(x+h)), int(math.Round(y+h)))
 		gocv.Rectangle(dst, box, color.RGBA{200, 30, 38, 0}, -1)
 		gocv.Circle(dst, image.Pt(int(x), int(y)), int(math.Max(1, h/4)), color.RGBA{240, 240, 238, 0}, -1)
+	}
+	if r.s.glintFrom > 0 && t >= r.s.glintFrom && t < r.s.glintFrom+1000 {
+		// brightens for half a second and fades for another, as a
+		// highlight does when the light drifts: little changes from one
+		// frame to the next
+		u := 1 - math.Abs(float64(t-r.s.glintFrom)/500-1)
+		c := func(felt float64) uint8 { return uint8(felt + (250-felt)*u) }
+		gocv.Rectangle(dst, image.Rectangle{Min: r.s.glintAt, Max: r.s.glintAt.Add(image.Pt(5, 5))}, color.RGBA{c(45), c(115), c(50), 0}, -1)
 	}
 	if !math.IsInf(stickY, 1) {
 		x := r.s.w / 2
