@@ -107,6 +107,8 @@ type Journal struct {
 	mu        sync.Mutex
 	wake      *sync.Cond // on mu: the syncer waits here for work or closing
 	closing   bool       // Close has begun: the syncer flushes and returns
+	closeOnce sync.Once
+	closeErr  error
 	closed    bool
 	failed    error // sticky: a write or sync failed, the tail is unknown
 	segs      []segment
@@ -826,12 +828,14 @@ func (j *Journal) LastOfKind(kind string, atMost uint64) (Record, bool, error) {
 // journal's sticky error if a write or sync ever failed: records after the
 // last good sync may then be lost.
 func (j *Journal) Close() error {
+	// A second caller, concurrent or later, waits for the first to finish
+	// closing the files and gets its result.
+	j.closeOnce.Do(func() { j.closeErr = j.close() })
+	return j.closeErr
+}
+
+func (j *Journal) close() error {
 	j.mu.Lock()
-	if j.closing {
-		j.mu.Unlock()
-		<-j.syncDone
-		return nil
-	}
 	j.closing = true
 	j.wake.Broadcast()
 	j.mu.Unlock()

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -494,4 +496,50 @@ func BenchmarkAppend(b *testing.B) {
 		})
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 	})
+}
+
+// TestConcurrentCloseWaitsForTheFirst: whichever of two concurrent Close
+// calls returns, the journal is closed by then: its directory lock is free.
+func TestConcurrentCloseWaitsForTheFirst(t *testing.T) {
+	dir := t.TempDir()
+	lockFree := func() error {
+		f, err := os.OpenFile(filepath.Join(dir, "LOCK"), os.O_RDWR, 0)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		// Shared: the two callers' checks must not contend with each
+		// other, only with the journal's exclusive lock.
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+			return fmt.Errorf("lock still held after Close returned: %w", err)
+		}
+		return syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	}
+	for i := 0; i < 200; i++ {
+		j, err := Open(dir, Options{})
+		if err != nil {
+			t.Fatalf("round %d: Open: %v", i, err)
+		}
+		appendN(t, j, 3)
+		var wg sync.WaitGroup
+		errs := make(chan error, 2)
+		for k := 0; k < 2; k++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := j.Close(); err != nil {
+					errs <- err
+					return
+				}
+				errs <- lockFree()
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatalf("round %d: %v", i, err)
+			}
+		}
+	}
 }
