@@ -176,25 +176,36 @@ func (r *Recorder) Frame(f Frame) bool {
 
 // Open reserves a clip for a throw that opened at startMS (stream time)
 // and returns its name at once. The clip starts PreMS before startMS.
+// When the recorder is so far behind that it cannot take the command, no
+// clip will be written and the Clip returned has no File: a decision must
+// not name a clip that will never exist.
 func (r *Recorder) Open(startMS int64) Clip {
 	c := Clip{File: r.reserveName(), FromMS: startMS - r.cfg.PreMS}
-	r.send(command{open: true, file: c.File, fromMS: c.FromMS})
+	if !r.send(command{open: true, file: c.File, fromMS: c.FromMS}) {
+		return Clip{FromMS: c.FromMS}
+	}
 	return c
 }
 
 // Close ends the clip PostMS after decidedMS (the stream time the throw was
-// decided at) and returns the clip with its window complete.
+// decided at) and returns the clip with its window complete. (If this
+// command is dropped, the clip still ends, at MaxClipMS.) A Clip without a
+// File is returned as it is.
 func (r *Recorder) Close(c Clip, decidedMS int64) Clip {
 	c.ToMS = max(decidedMS+r.cfg.PostMS, c.FromMS)
-	r.send(command{file: c.File, toMS: c.ToMS})
+	if c.File != "" {
+		r.send(command{file: c.File, toMS: c.ToMS})
+	}
 	return c
 }
 
-func (r *Recorder) send(c command) {
+func (r *Recorder) send(c command) bool {
 	select {
 	case r.cmds <- c:
+		return true
 	default:
 		r.droppedCmds.Add(1)
+		return false
 	}
 }
 

@@ -256,3 +256,33 @@ func TestFrameNeverBlocks(t *testing.T) {
 		t.Errorf("dropped %d, want 6", r.Dropped())
 	}
 }
+
+// TestDroppedOpenNamesNoClip: when the recorder is too far behind to take
+// an open command, Open returns a Clip without a File (the decision must
+// not name a clip that will never be written), counts the drop, and Close
+// of that Clip sends nothing.
+func TestDroppedOpenNamesNoClip(t *testing.T) {
+	r, _, _ := newTestRecorder(t, Config{PreMS: 1000, PostMS: 500})
+	// Nobody drains the commands: fill the queue.
+	for i := 0; i < cap(r.cmds); i++ {
+		if c := r.Open(frameAt(i)); c.File == "" {
+			t.Fatalf("open %d dropped with room in the queue", i)
+		}
+	}
+	c := r.Open(frameAt(100))
+	if c.File != "" {
+		t.Fatalf("open past a full queue returned %+v; want no file", c)
+	}
+	if c.FromMS != frameAt(100)-1000 {
+		t.Errorf("FromMS %d; want %d", c.FromMS, frameAt(100)-1000)
+	}
+	if n := r.DroppedCommands(); n != 1 {
+		t.Errorf("DroppedCommands %d; want 1", n)
+	}
+	if c := r.Close(c, frameAt(110)); c.File != "" {
+		t.Errorf("Close returned %+v", c)
+	}
+	if n := r.DroppedCommands(); n != 1 {
+		t.Errorf("Close of a clip without a file sent a command: DroppedCommands %d; want 1", n)
+	}
+}

@@ -294,8 +294,9 @@ func (t *table) decideAll(throws []rules.Throw) error {
 	// A throw that opened: reserve its clip now, so its name is known
 	// whenever the throw is decided.
 	if start, open := t.tr.OpenSince(); open && t.clips != nil && t.clip == nil {
-		c := t.clips.Open(start)
-		t.clip = &c
+		if c := t.clips.Open(start); c.File != "" {
+			t.clip = &c
+		}
 	}
 	return nil
 }
@@ -310,6 +311,9 @@ func (t *table) takeClip(th rules.Throw) *evidence.Clip {
 	if c == nil {
 		// Opened and decided in one step: reserve it now.
 		oc := t.clips.Open(th.StartMS)
+		if oc.File == "" {
+			return nil // the recorder is too far behind: no clip to name
+		}
 		c = &oc
 	}
 	closed := t.clips.Close(*c, max(t.frameMS, c.FromMS))
