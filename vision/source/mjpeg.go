@@ -1,6 +1,7 @@
 package source
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -95,14 +96,31 @@ func openMJPEG(raw string, opts Options) (Source, error) {
 		name: name, opts: opts, cancel: cancel, body: resp.Body,
 		latest: make(chan part, 1), done: make(chan struct{}),
 	}
-	go s.receive(multipart.NewReader(resp.Body, params["boundary"]), opts.Now())
+	go s.receive(resp.Body, params["boundary"], opts.Now())
 	return s, nil
+}
+
+// partReader reads the parts of body. Some cameras declare a boundary that
+// already carries the two leading dashes ("boundary=--frame") and then
+// separate parts with "--frame", not "----frame" as RFC 2046 has it: when
+// the stream's first boundary line shows that, the dashes are taken off.
+func partReader(body io.Reader, boundary string) *multipart.Reader {
+	br := bufio.NewReaderSize(body, 4096)
+	if strings.HasPrefix(boundary, "--") {
+		head, _ := br.Peek(len(boundary) + 4) // what arrived of the first line (a short peek is fine)
+		first := strings.TrimLeft(string(head), "\r\n")
+		if strings.HasPrefix(first, boundary) && !strings.HasPrefix(first, "--"+boundary) {
+			boundary = strings.TrimPrefix(boundary, "--")
+		}
+	}
+	return multipart.NewReader(br, boundary)
 }
 
 // receive reads parts until the stream ends or the source is closed,
 // keeping the newest in s.latest.
-func (s *MJPEGSource) receive(mr *multipart.Reader, opened time.Time) {
+func (s *MJPEGSource) receive(body io.Reader, boundary string, opened time.Time) {
 	defer close(s.done)
+	mr := partReader(body, boundary)
 	var last int64 = -1
 	for {
 		p, err := mr.NextPart()

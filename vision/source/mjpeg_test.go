@@ -200,3 +200,50 @@ func TestMJPEGRefusesWhatIsNotAStream(t *testing.T) {
 		t.Errorf("after the closing boundary: %v, want ErrUnplugged", err)
 	}
 }
+
+// TestMJPEGBoundaryWithItsDashes: a camera that declares
+// "boundary=--frame" and separates parts with "--frame" (the dashes given
+// once, not twice as RFC 2046 has it) is read, as is one that follows the
+// RFC with the same declared boundary.
+func TestMJPEGBoundaryWithItsDashes(t *testing.T) {
+	frames := jpegFrames(t, 3)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "multipart/x-mixed-replace; boundary=--frame")
+		sep := "--frame" // as such cameras send it
+		if r.URL.Path == "/rfc" {
+			sep = "----frame"
+		}
+		for _, f := range frames {
+			fmt.Fprintf(w, "%s\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n", sep, len(f))
+			w.Write(f)
+			fmt.Fprint(w, "\r\n")
+		}
+		fmt.Fprintf(w, "%s--\r\n", sep)
+	}))
+	defer srv.Close()
+	for _, path := range []string{"/cam", "/rfc"} {
+		src, err := source.Open(srv.URL+path, source.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		m := gocv.NewMat()
+		got := 0
+		for {
+			if _, err := src.Read(&m); err != nil {
+				if !errors.Is(err, source.ErrUnplugged) {
+					t.Errorf("%s: after %d frames: %v, want the stream's end (ErrUnplugged)", path, got, err)
+				}
+				break
+			}
+			got++
+			if m.Cols() != 160 {
+				t.Errorf("%s: frame %d is %dx%d", path, got, m.Cols(), m.Rows())
+			}
+		}
+		m.Close()
+		src.Close()
+		if got == 0 {
+			t.Errorf("%s: no frame read", path)
+		}
+	}
+}
