@@ -182,7 +182,7 @@ func regrow(left [][]int, dist []uint8, done []restDie, fr bgrPatch, edge float6
 			}
 		}
 	}
-	m = closeMask(m, w, h)
+	m = fillHoles(closeMask(m, w, h), w, h)
 	dieArea := edge * edge
 	var out []restDie
 	for _, c := range components(m, w, h) {
@@ -194,15 +194,26 @@ func regrow(left [][]int, dist []uint8, done []restDie, fr bgrPatch, edge float6
 		if debugRead {
 			fmt.Fprintf(os.Stderr, "restread: regrown region %.2f die areas, square at %.1f,%.1f covered %.2f, clear outside %.2f\n", a, d.cx, d.cy, cover, outside)
 		}
-		// The square must be filled, and little that stands out clearly
-		// may lie outside it: a cocked die's side face would.
-		if cover < 0.85 || outside > 0.12 {
+		// The square must be mostly filled (as much as a face the first
+		// pass would read: a die on print of its own colour stands out
+		// mainly at its dark rim and pips), and little that stands out
+		// clearly may lie outside it: a cocked die's side face would.
+		if cover < restPartialArea || outside > 0.12 {
 			continue
 		}
-		centreOnPips(&d, fr, edge)
+		shift := centreOnPips(&d, fr, edge)
 		d.cx += float64(fr.x0)
 		d.cy += float64(fr.y0)
 		readPips(&d, fr, edge)
+		if debugRead {
+			fmt.Fprintf(os.Stderr, "restread: regrown face moved %.2f edges onto its pips, value %d\n", shift/edge, d.value)
+		}
+		// Centring on the marks makes any lone mark central: a one must
+		// have been near the middle of the square before it was moved
+		// (else it may be the one pip seen of a two).
+		if d.value == 1 && shift > 0.15*edge {
+			continue
+		}
 		if d.value != 0 && allMarksCounted(d, fr, dist, edge) {
 			out = append(out, d)
 		}
@@ -263,10 +274,55 @@ func allMarksCounted(d restDie, fr bgrPatch, dist []uint8, edge float64) bool {
 // their red body and the felt and red print under 60.
 const restWhite = 150
 
+// fillHoles sets the pixels of a mask that the mask encloses: a die on
+// print of nearly its colour stands out at its dark rim and its pips more
+// than in between.
+func fillHoles(m []bool, w, h int) []bool {
+	outside := make([]bool, len(m))
+	var stack []int
+	push := func(i int) {
+		if !m[i] && !outside[i] {
+			outside[i] = true
+			stack = append(stack, i)
+		}
+	}
+	for x := 0; x < w; x++ {
+		push(x)
+		push((h-1)*w + x)
+	}
+	for y := 0; y < h; y++ {
+		push(y * w)
+		push(y*w + w - 1)
+	}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		x, y := i%w, i/w
+		if x > 0 {
+			push(i - 1)
+		}
+		if x < w-1 {
+			push(i + 1)
+		}
+		if y > 0 {
+			push(i - w)
+		}
+		if y < h-1 {
+			push(i + w)
+		}
+	}
+	out := make([]bool, len(m))
+	for i := range m {
+		out[i] = !outside[i]
+	}
+	return out
+}
+
 // centreOnPips moves a face fitted to a rough region onto the middle of
 // its white marks: every pip layout is symmetric about the face's centre.
-// The move is at most a quarter of the die edge; d is patch-relative.
-func centreOnPips(d *restDie, fr bgrPatch, edge float64) {
+// The move, returned, is at most a quarter of the die edge; d is
+// patch-relative.
+func centreOnPips(d *restDie, fr bgrPatch, edge float64) float64 {
 	ca, sa := math.Cos(d.angle), math.Sin(d.angle)
 	half := 0.55 * edge
 	lo, hi := 255.0, 0.0
@@ -294,7 +350,7 @@ func centreOnPips(d *restDie, fr bgrPatch, edge float64) {
 		}
 	}
 	if n == 0 {
-		return
+		return 0
 	}
 	mx, my := sx/n-d.cx, sy/n-d.cy
 	if l := math.Hypot(mx, my); l > 0.25*edge {
@@ -302,6 +358,7 @@ func centreOnPips(d *restDie, fr bgrPatch, edge float64) {
 	}
 	d.cx += mx
 	d.cy += my
+	return math.Hypot(mx, my)
 }
 
 // fitSquare places a square of the expected die edge on a region where it
