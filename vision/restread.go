@@ -201,7 +201,7 @@ func regrow(left [][]int, dist []uint8, done []restDie, fr bgrPatch, edge float6
 		if cover < restPartialArea || outside > 0.12 {
 			continue
 		}
-		shift := centreOnPips(&d, fr, edge)
+		shift := centreOnPips(&d, fr, dist, edge)
 		d.cx += float64(fr.x0)
 		d.cy += float64(fr.y0)
 		readPips(&d, fr, edge)
@@ -319,10 +319,12 @@ func fillHoles(m []bool, w, h int) []bool {
 }
 
 // centreOnPips moves a face fitted to a rough region onto the middle of
-// its white marks: every pip layout is symmetric about the face's centre.
+// its white marks (among what differs clearly from the empty table, so
+// not white print around it): every pip layout is symmetric about the
+// face's centre.
 // The move, returned, is at most a quarter of the die edge; d is
 // patch-relative.
-func centreOnPips(d *restDie, fr bgrPatch, edge float64) float64 {
+func centreOnPips(d *restDie, fr bgrPatch, dist []uint8, edge float64) float64 {
 	ca, sa := math.Cos(d.angle), math.Sin(d.angle)
 	half := 0.55 * edge
 	lo, hi := 255.0, 0.0
@@ -333,6 +335,9 @@ func centreOnPips(d *restDie, fr bgrPatch, edge float64) float64 {
 			u, v := float64(x)-d.cx, float64(y)-d.cy
 			if math.Abs(u*ca+v*sa) > half || math.Abs(-u*sa+v*ca) > half {
 				continue
+			}
+			if dist[y*fr.w+x] <= restStrongDiff {
+				continue // the table as it was (white print), not the die
 			}
 			b, g, r := fr.at(x, y)
 			wv := float64(min(b, g, r))
