@@ -19,6 +19,12 @@ type faceValue struct {
 	blobs int       // cue 1: pip blobs counted
 	tmpl  int       // cue 2: best template
 	c     candidate // the candidate, its rectangle refined to the face
+
+	// Diagnostics (tests only).
+	lv            int
+	lscore, ncc   float64
+	second, nccSc float64
+	junk          bool
 }
 
 // faceScratch holds the per-face buffers a Reader reuses.
@@ -179,6 +185,7 @@ func buildPerms() {
 func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 	templatesOnce.Do(buildTemplates)
 	permsOnce.Do(buildPerms)
+	c = alignAngle(fr, c)
 	s.sample(fr, c)
 	s.pipMap()
 	if rc, ok := s.refine(c); ok {
@@ -272,18 +279,34 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 		}
 	}
 
+	// The patch stretches the rectangle to a square; fit the layout in
+	// the face's own proportions, so that a face cut short on one side
+	// (a 6 missing a row) does not pass for a square layout (a 4).
+	e := (c.w + c.h) / 2
+	kx, ky := c.w/e, c.h/e
+	for i := range centres {
+		centres[i][0] *= kx
+		centres[i][1] *= ky
+	}
 	lv, lscore, fit := matchLayout(centres)
+	fit.kx, fit.ky = kx, ky
 	if lv > 0 {
 		// A pip-like response where the layout has no pip: a pip was
 		// missed (a 6 read as a 4, a 3 as a 1).
 		lscore = math.Min(lscore, clamp((0.55-s.emptySpots(fit))/0.25, 0, 1))
 	}
 
-	out := faceValue{blobs: len(centres), tmpl: tv, c: c}
+	out := faceValue{blobs: len(centres), tmpl: tv, c: c, lv: lv, lscore: lscore, ncc: bestPer[tv], second: second, junk: junk}
 	nccScore := math.Min(clamp((bestPer[tv]-0.25)/0.25, 0, 1), clamp((bestPer[tv]-second)/0.05, 0, 1))
+	out.nccSc = nccScore
 	score := math.Min(nccScore, lscore)
 	if junk {
 		score *= 0.5
+	}
+	if math.Min(c.w, c.h) < 0.8*math.Max(c.w, c.h) {
+		// Far from square: part of the face is hidden or cut off, and a
+		// face missing a row of pips can pass for another.
+		score = math.Min(score, 0.4)
 	}
 	if lv == tv && lv > 0 {
 		out.value = lv
@@ -430,8 +453,8 @@ func (s *faceScratch) components() (centres [][2]float64, junk bool) {
 		switch {
 		case area < nn*5/1000:
 			// speck
-		case x0 <= faceMargin || y0 <= faceMargin || x1 >= faceN-1-faceMargin || y1 >= faceN-1-faceMargin:
-			// touches the edge: shading, a side face, a shadow
+		case edgeBlob(x0, y0, x1, y1, sx/float64(area), sy/float64(area)):
+			// along the edge: shading, a side face, a shadow
 		case area > nn/6 || bw > faceN/2 || bh > faceN/2 ||
 			float64(area)/float64(bw*bh) < 0.4 || bw > 2*bh+1 || bh > 2*bw+1:
 			junk = true
@@ -525,6 +548,8 @@ func matchLayout(c [][2]float64) (int, float64, layoutFit) {
 type layoutFit struct {
 	layout       int
 	tx, ty, a, b float64
+	// kx, ky scale patch units to the fit's units (the face's aspect).
+	kx, ky float64
 }
 
 // emptySpots checks the other side of a layout fit: the pip map at the
@@ -535,8 +560,8 @@ func (s *faceScratch) emptySpots(f layoutFit) float64 {
 		return 1
 	}
 	resp := func(x, y float64) float64 {
-		px := int(math.Floor((f.tx + f.a*x - f.b*y + 0.5) * faceN))
-		py := int(math.Floor((f.ty + f.b*x + f.a*y + 0.5) * faceN))
+		px := int(math.Floor(((f.tx+f.a*x-f.b*y)/f.kx + 0.5) * faceN))
+		py := int(math.Floor(((f.ty+f.b*x+f.a*y)/f.ky + 0.5) * faceN))
 		best := 0.0
 		for dy := -1; dy <= 1; dy++ {
 			for dx := -1; dx <= 1; dx++ {
@@ -660,4 +685,73 @@ func (s *faceScratch) refine(c candidate) (candidate, bool) {
 	c.h = float64(y1-y0+1) * pv / shrink
 	c.edge = (c.w + c.h) / 2
 	return c, true
+}
+
+// edgeBlob reports a blob that lies along the patch's edge rather than
+// inside the face: its centre is in the outer band, or it touches the
+// inner region's border and is long along it.
+func edgeBlob(x0, y0, x1, y1 int, cx, cy float64) bool {
+	const band = faceMargin + 2.5
+	if cx < band || cy < band || cx > faceN-band || cy > faceN-band {
+		return true
+	}
+	bw, bh := x1-x0+1, y1-y0+1
+	if (x0 <= faceMargin || x1 >= faceN-1-faceMargin) && bh > bw+2 {
+		return true
+	}
+	if (y0 <= faceMargin || y1 >= faceN-1-faceMargin) && bw > bh+2 {
+		return true
+	}
+	return false
+}
+
+// alignAngle turns a square-looking candidate to the face's own axes. The
+// segmented footprint of a die with rounded corners is nearly round, so
+// its rectangle's angle is a poor guess; the die's outline and its rows
+// of pips have strong edges along the face's axes. The dominant gradient
+// direction modulo a quarter turn (magnitude-weighted mean of 4 theta over
+// the rectangle) gives that angle; round pips add no preferred direction.
+func alignAngle(fr bgrImage, c candidate) candidate {
+	if math.Min(c.w, c.h)/math.Max(c.w, c.h) < 0.8 {
+		return c
+	}
+	bb := c.box()
+	x0, y0 := max(bb.Min.X, 1), max(bb.Min.Y, 1)
+	x1, y1 := min(bb.Max.X, fr.w-1), min(bb.Max.Y, fr.h-1)
+	co, si := math.Cos(c.angle), math.Sin(c.angle)
+	hw, hh := 0.6*c.w, 0.6*c.h
+	grey := func(x, y int) float64 {
+		o := (y*fr.w + x) * 3
+		return float64(fr.pix[o]) + float64(fr.pix[o+1]) + float64(fr.pix[o+2])
+	}
+	var sc, ss, sm float64
+	for y := y0; y < y1; y++ {
+		for x := x0; x < x1; x++ {
+			dx, dy := float64(x)+0.5-c.cx, float64(y)+0.5-c.cy
+			if u, v := dx*co+dy*si, -dx*si+dy*co; math.Abs(u) > hw || math.Abs(v) > hh {
+				continue
+			}
+			gx := grey(x+1, y) - grey(x-1, y)
+			gy := grey(x, y+1) - grey(x, y-1)
+			m2 := gx*gx + gy*gy
+			if m2 == 0 {
+				continue
+			}
+			// cos and sin of 4 theta from the gradient vector.
+			c2 := (gx*gx - gy*gy) / m2
+			s2 := 2 * gx * gy / m2
+			m := math.Sqrt(m2)
+			sc += m * (c2*c2 - s2*s2)
+			ss += m * 2 * c2 * s2
+			sm += m
+		}
+	}
+	if sm == 0 || math.Hypot(sc, ss) < 0.15*sm {
+		return c // no clear direction
+	}
+	a := math.Atan2(ss, sc) / 4
+	// Nearest to the rectangle's own angle modulo a quarter turn.
+	d := math.Remainder(a-c.angle, math.Pi/2)
+	c.angle += d
+	return c
 }
