@@ -1,6 +1,7 @@
 package vision
 
 import (
+	"image"
 	"math"
 	"sync"
 )
@@ -19,6 +20,9 @@ type faceValue struct {
 	blobs int       // cue 1: pip blobs counted
 	tmpl  int       // cue 2: best template
 	c     candidate // the candidate, its rectangle refined to the face
+	// pipBox bounds the pips cue 1 counted, in frame pixels (empty when
+	// it found none).
+	pipBox image.Rectangle
 
 	// Diagnostics (tests only).
 	lv            int
@@ -35,6 +39,7 @@ type faceScratch struct {
 	lab   [faceN * faceN]int16
 	stack []int
 	found []pipBlob
+	kept  []pipBlob // the blobs components returned
 	g1    [faceN * faceN]float64
 	g2    [faceN * faceN]float64
 	tmp   [faceN * faceN]float64
@@ -279,6 +284,8 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 		}
 	}
 
+	pipBox := s.pipBox(c)
+
 	// The patch stretches the rectangle to a square; fit the layout in
 	// the face's own proportions, so that a face cut short on one side
 	// (a 6 missing a row) does not pass for a square layout (a 4).
@@ -296,7 +303,7 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 		lscore = math.Min(lscore, clamp((0.55-s.emptySpots(fit))/0.25, 0, 1))
 	}
 
-	out := faceValue{blobs: len(centres), tmpl: tv, c: c, lv: lv, lscore: lscore, ncc: bestPer[tv], second: second, junk: junk}
+	out := faceValue{pipBox: pipBox, blobs: len(centres), tmpl: tv, c: c, lv: lv, lscore: lscore, ncc: bestPer[tv], second: second, junk: junk}
 	nccScore := math.Min(clamp((bestPer[tv]-0.25)/0.25, 0, 1), clamp((bestPer[tv]-second)/0.05, 0, 1))
 	out.nccSc = nccScore
 	score := math.Min(nccScore, lscore)
@@ -415,6 +422,7 @@ func (s *faceScratch) blobs() (centres [][2]float64, junk bool) {
 func (s *faceScratch) components() (centres [][2]float64, junk bool) {
 	var next int16
 	s.found = s.found[:0]
+	s.kept = s.kept[:0]
 	for start := range s.bin {
 		if !s.bin[start] || s.lab[start] != 0 {
 			continue
@@ -471,6 +479,7 @@ func (s *faceScratch) components() (centres [][2]float64, junk bool) {
 	for _, b := range s.found {
 		if 3*b.area >= big {
 			centres = append(centres, [2]float64{b.x, b.y})
+			s.kept = append(s.kept, b)
 		}
 	}
 	return centres, junk
@@ -691,7 +700,7 @@ func (s *faceScratch) refine(c candidate) (candidate, bool) {
 // inside the face: its centre is in the outer band, or it touches the
 // inner region's border and is long along it.
 func edgeBlob(x0, y0, x1, y1 int, cx, cy float64) bool {
-	const band = faceMargin + 2.5
+	const band = faceMargin + 1.5
 	if cx < band || cy < band || cx > faceN-band || cy > faceN-band {
 		return true
 	}
@@ -754,4 +763,25 @@ func alignAngle(fr bgrImage, c candidate) candidate {
 	d := math.Remainder(a-c.angle, math.Pi/2)
 	c.angle += d
 	return c
+}
+
+// pipBox is the frame-pixel bounding box of the pip blobs kept by the
+// last call to components (each taken as a disc of its area), for the
+// candidate whose face the patch holds.
+func (s *faceScratch) pipBox(c candidate) image.Rectangle {
+	if len(s.kept) == 0 {
+		return image.Rectangle{}
+	}
+	const shrink = 0.94 // as in sample
+	co, si := math.Cos(c.angle), math.Sin(c.angle)
+	pu, pv := c.w*shrink/faceN, c.h*shrink/faceN
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, b := range s.kept {
+		u, v := b.x*c.w*shrink, b.y*c.h*shrink
+		x, y := c.cx+u*co-v*si, c.cy+u*si+v*co
+		r := math.Sqrt(float64(b.area)/math.Pi) * (pu + pv) / 2
+		x0, y0 = math.Min(x0, x-r), math.Min(y0, y-r)
+		x1, y1 = math.Max(x1, x+r), math.Max(y1, y+r)
+	}
+	return image.Rect(int(math.Floor(x0)), int(math.Floor(y0)), int(math.Ceil(x1)), int(math.Ceil(y1)))
 }
