@@ -253,6 +253,9 @@ func writeDebug(dir, name string, img gocv.Mat, truth []gtDie, dets []Detection,
 			}
 		}
 		gocv.Rectangle(&out, d.Box, c, 1)
+		if !d.PipBox.Empty() {
+			gocv.Rectangle(&out, d.PipBox, color.RGBA{c.R / 2, c.G / 2, c.B / 2, 0}, 1)
+		}
 		gocv.PutText(&out, label, image.Pt(d.Box.Min.X, d.Box.Min.Y-2), gocv.FontHersheyPlain, 0.9, c, 1)
 	}
 	gocv.IMWrite(filepath.Join(dir, strings.TrimSuffix(name, filepath.Ext(name))+".png"), out)

@@ -25,6 +25,9 @@ type candidate struct {
 	edge      float64
 	flatness  float64
 	sizeRatio float64
+	// weak: found only as a die-sized part of a larger region; kept only
+	// when its face reads as a value.
+	weak bool
 }
 
 // box is the axis-aligned bounding box of the candidate's rectangle.
@@ -194,11 +197,15 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		minArea = int(0.2 * s0 * s0)
 	}
 	var cands []candidate
-	type bigComp struct {
-		id int32
-		bb image.Rectangle
+	type comp struct {
+		id    int32
+		bb    image.Rectangle
+		c0    int // its candidates are cands[c0:c1]
+		c1    int
+		big   bool
+		split bool // its cores were found at a depth set by its own size
 	}
-	var bigs []bigComp
+	var comps []comp
 	seen := r.seen
 	defer func() { r.seen = seen }()
 	for i := 1; i < n; i++ {
@@ -209,11 +216,9 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		x0, y0 := int(stats[5*i]), int(stats[5*i+1])
 		bb := image.Rect(x0, y0, x0+int(stats[5*i+2]), y0+int(stats[5*i+3]))
 		if bb.Dx() > minDim/2 || bb.Dy() > minDim/2 {
-			// A wall, a rail, a hand, a heap of chips. With a known die
-			// size, dice touching it are looked for below.
-			if s0 > 0 {
-				bigs = append(bigs, bigComp{int32(i), bb})
-			}
+			// A wall, a rail, a hand, a heap of chips: dice touching it
+			// are looked for below, once the die size is known.
+			comps = append(comps, comp{id: int32(i), bb: bb, big: true})
 			continue
 		}
 		chamfer(lab, dist, w, bb, int32(i))
@@ -232,6 +237,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		if s0 > 0 && t > 0.3*s0 {
 			t = 0.3 * s0
 		}
+		cm := comp{id: int32(i), bb: bb, c0: len(cands), split: s0 <= 0}
 		cores := findCores(lab, dist, w, bb, int32(i), float32(t), &seen)
 		for _, core := range cores {
 			c := rectOf(core)
@@ -243,25 +249,65 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			}
 			cands = append(cands, splitLong(c, fill)...)
 		}
+		cm.c1 = len(cands)
+		comps = append(comps, cm)
 	}
 
-	// Dice touching a large region: the parts deeper than 0.3 of a die
-	// edge that are die-sized squares.
-	for _, bc := range bigs {
-		chamfer(lab, dist, w, bc.bb, bc.id)
-		t := 0.3 * s0
-		for _, core := range findCores(lab, dist, w, bc.bb, bc.id, float32(t), &seen) {
-			c := rectOf(core)
-			c.w += 2 * t
-			c.h += 2 * t
-			c.edge = (c.w + c.h) / 2
-			aspect := math.Min(c.w, c.h) / math.Max(c.w, c.h)
-			if aspect < 0.75 || c.edge < 0.75*s0 || c.edge > 1.35*s0 {
-				continue
+	// The die size in detection pixels: known, or estimated from the
+	// square candidates found so far.
+	sd := s0
+	if sd <= 0 {
+		sd = medianSquareEdge(cands)
+	}
+	if sd > 0 {
+		// Touching dice and dice touching a large region: in a region
+		// too large for one die (a cluster whose core was found at half
+		// its own depth, a wall), the parts deeper than 0.3 of a die
+		// edge, cut into die-sized squares.
+		var more []candidate
+		for _, cm := range comps {
+			if !cm.big {
+				if !cm.split {
+					more = append(more, cands[cm.c0:cm.c1]...)
+					continue
+				}
+				over := false
+				for _, c := range cands[cm.c0:cm.c1] {
+					if c.edge > 1.4*sd || math.Max(c.w, c.h) > 1.6*sd {
+						over = true
+					}
+				}
+				if !over {
+					more = append(more, cands[cm.c0:cm.c1]...)
+					continue
+				}
 			}
-			c.flatness = flatness(aspect, 1)
-			cands = append(cands, c)
+			t := 0.3 * sd
+			chamfer(lab, dist, w, cm.bb, cm.id)
+			var found []candidate
+			for _, core := range findCores(lab, dist, w, cm.bb, cm.id, float32(t), &seen) {
+				c := rectOf(core)
+				c.w += 2 * t
+				c.h += 2 * t
+				for _, d := range splitLong(c, 1) {
+					aspect := math.Min(d.w, d.h) / math.Max(d.w, d.h)
+					if aspect < 0.75 || d.edge < 0.75*sd || d.edge > 1.35*sd {
+						continue
+					}
+					// Inside a large region with only an estimated die
+					// size, a die-sized square is a guess: it counts
+					// only if its pips read.
+					d.weak = cm.big && s0 <= 0
+					found = append(found, d)
+				}
+			}
+			if cm.big || len(found) > 0 {
+				more = append(more, found...)
+			} else {
+				more = append(more, cands[cm.c0:cm.c1]...)
+			}
 		}
+		cands = more
 	}
 
 	for i := range cands {

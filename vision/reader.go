@@ -185,6 +185,8 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 		d.Confidence = fv.conf
 		if fv.value > 0 && fv.conf >= r.opts.MinConfidence {
 			d.Value = fv.value
+		} else if c.weak {
+			continue
 		}
 		out = append(out, d)
 	}
