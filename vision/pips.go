@@ -3,6 +3,7 @@ package vision
 import (
 	"image"
 	"math"
+	"sort"
 	"sync"
 )
 
@@ -33,18 +34,20 @@ type faceValue struct {
 
 // faceScratch holds the per-face buffers a Reader reuses.
 type faceScratch struct {
-	patch [faceN * faceN * 3]float64
-	d     [faceN * faceN]float64
-	bin   [faceN * faceN]bool
-	lab   [faceN * faceN]int16
-	stack []int
-	found []pipBlob
-	kept  []pipBlob // the blobs components returned
-	g1    [faceN * faceN]float64
-	g2    [faceN * faceN]float64
-	tmp   [faceN * faceN]float64
-	dog   [faceN * faceN]float64
-	cm    [faceN * faceN]float64
+	patch    [faceN * faceN * 3]float64
+	d        [faceN * faceN]float64
+	bin      [faceN * faceN]bool
+	lab      [faceN * faceN]int16
+	stack    []int
+	found    []pipBlob
+	kept     []pipBlob // the blobs components returned
+	keptSave []pipBlob
+	dbg      string
+	g1       [faceN * faceN]float64
+	g2       [faceN * faceN]float64
+	tmp      [faceN * faceN]float64
+	dog      [faceN * faceN]float64
+	cm       [faceN * faceN]float64
 }
 
 // pipMinContrast is the least pip-map contrast (difference of blurs, sum
@@ -201,6 +204,8 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 
 	// Cue 1: pip blobs and their layout.
 	centres, junk := s.blobs()
+	kept := append(s.keptSave[:0], s.kept...)
+	s.keptSave = kept
 
 	// Cue 2: template correlation on the continuous map.
 	// A grey-level opening (3x3 min, then max) removes glare arcs and
@@ -284,26 +289,39 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 		}
 	}
 
-	pipBox := s.pipBox(c)
-
 	// The patch stretches the rectangle to a square; fit the layout in
 	// the face's own proportions, so that a face cut short on one side
 	// (a 6 missing a row) does not pass for a square layout (a 4).
 	e := (c.w + c.h) / 2
 	kx, ky := c.w/e, c.h/e
-	for i := range centres {
-		centres[i][0] *= kx
-		centres[i][1] *= ky
+	layoutCue := func(centres [][2]float64) (int, float64) {
+		for i := range centres {
+			centres[i][0] *= kx
+			centres[i][1] *= ky
+		}
+		lv, lscore, fit := matchLayout(centres)
+		fit.kx, fit.ky = kx, ky
+		if lv > 0 {
+			// A pip-like response where the layout has no pip: a pip
+			// was missed (a 6 read as a 4, a 3 as a 1).
+			lscore = math.Min(lscore, clamp((0.55-s.emptySpots(fit))/0.25, 0, 1))
+		}
+		return lv, lscore
 	}
-	lv, lscore, fit := matchLayout(centres)
-	fit.kx, fit.ky = kx, ky
-	if lv > 0 {
-		// A pip-like response where the layout has no pip: a pip was
-		// missed (a 6 read as a 4, a 3 as a 1).
-		lscore = math.Min(lscore, clamp((0.55-s.emptySpots(fit))/0.25, 0, 1))
+	nBlobs := len(centres)
+	lv, lscore := layoutCue(centres)
+	pipBox := s.pipBox(c, kept)
+	if lv != tv {
+		// The same cue from a second pip finder: the pip map's local
+		// maxima, which do not fragment or merge uneven pips.
+		pc := s.peaks()
+		if lv2, ls2 := layoutCue(pc); lv2 == tv && lv2 > 0 {
+			lv, lscore, nBlobs = lv2, ls2, len(pc)
+			pipBox = s.pipBox(c, s.kept)
+		}
 	}
 
-	out := faceValue{pipBox: pipBox, blobs: len(centres), tmpl: tv, c: c, lv: lv, lscore: lscore, ncc: bestPer[tv], second: second, junk: junk}
+	out := faceValue{pipBox: pipBox, blobs: nBlobs, tmpl: tv, c: c, lv: lv, lscore: lscore, ncc: bestPer[tv], second: second, junk: junk}
 	nccScore := math.Min(clamp((bestPer[tv]-0.25)/0.25, 0, 1), clamp((bestPer[tv]-second)/0.05, 0, 1))
 	out.nccSc = nccScore
 	score := math.Min(nccScore, lscore)
@@ -422,6 +440,7 @@ func (s *faceScratch) blobs() (centres [][2]float64, junk bool) {
 func (s *faceScratch) components() (centres [][2]float64, junk bool) {
 	var next int16
 	s.found = s.found[:0]
+	s.dbg = ""
 	s.kept = s.kept[:0]
 	for start := range s.bin {
 		if !s.bin[start] || s.lab[start] != 0 {
@@ -463,9 +482,11 @@ func (s *faceScratch) components() (centres [][2]float64, junk bool) {
 			// speck
 		case edgeBlob(x0, y0, x1, y1, sx/float64(area), sy/float64(area)):
 			// along the edge: shading, a side face, a shadow
+			s.dbg += "e"
 		case area > nn/6 || bw > faceN/2 || bh > faceN/2 ||
 			float64(area)/float64(bw*bh) < 0.4 || bw > 2*bh+1 || bh > 2*bw+1:
 			junk = true
+			s.dbg += "j"
 		default:
 			s.found = append(s.found, pipBlob{sx/float64(area)/faceN - 0.5, sy/float64(area)/faceN - 0.5, area})
 		}
@@ -480,6 +501,8 @@ func (s *faceScratch) components() (centres [][2]float64, junk bool) {
 		if 3*b.area >= big {
 			centres = append(centres, [2]float64{b.x, b.y})
 			s.kept = append(s.kept, b)
+		} else {
+			s.dbg += "s"
 		}
 	}
 	return centres, junk
@@ -768,15 +791,15 @@ func alignAngle(fr bgrImage, c candidate) candidate {
 // pipBox is the frame-pixel bounding box of the pip blobs kept by the
 // last call to components (each taken as a disc of its area), for the
 // candidate whose face the patch holds.
-func (s *faceScratch) pipBox(c candidate) image.Rectangle {
-	if len(s.kept) == 0 {
+func (s *faceScratch) pipBox(c candidate, kept []pipBlob) image.Rectangle {
+	if len(kept) == 0 {
 		return image.Rectangle{}
 	}
 	const shrink = 0.94 // as in sample
 	co, si := math.Cos(c.angle), math.Sin(c.angle)
 	pu, pv := c.w*shrink/faceN, c.h*shrink/faceN
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	for _, b := range s.kept {
+	for _, b := range kept {
 		u, v := b.x*c.w*shrink, b.y*c.h*shrink
 		x, y := c.cx+u*co-v*si, c.cy+u*si+v*co
 		r := math.Sqrt(float64(b.area)/math.Pi) * (pu + pv) / 2
@@ -785,3 +808,98 @@ func (s *faceScratch) pipBox(c candidate) image.Rectangle {
 	}
 	return image.Rect(int(math.Floor(x0)), int(math.Floor(y0)), int(math.Ceil(x1)), int(math.Ceil(y1)))
 }
+
+// peaks returns the pip centres as the local maxima of the pip map's
+// difference of blurs: at most one per pip-sized neighbourhood, at least
+// pipPeakRel of the strongest and above pipMinContrast, away from the
+// patch's edge band. Unlike thresholded blobs, pips of uneven contrast do
+// not fragment or merge.
+func (s *faceScratch) peaks() [][2]float64 {
+	type pk struct {
+		i int
+		v float64
+	}
+	var ps []pk
+	lo, hi := faceMargin+1, faceN-faceMargin-1
+	for y := lo; y < hi; y++ {
+		for x := lo; x < hi; x++ {
+			i := y*faceN + x
+			v := s.dog[i]
+			if v <= pipMinContrast {
+				continue
+			}
+			isMax := true
+			for dy := -1; dy <= 1 && isMax; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					j := i + dy*faceN + dx
+					if j == i {
+						continue
+					}
+					if s.dog[j] > v || (s.dog[j] == v && j < i) {
+						isMax = false
+						break
+					}
+				}
+			}
+			if isMax {
+				ps = append(ps, pk{i, v})
+			}
+		}
+	}
+	sort.Slice(ps, func(a, b int) bool { return ps[a].v > ps[b].v })
+	const nms = 4.5
+	s.kept = s.kept[:0]
+	var out [][2]float64
+	var acc []pk
+	for _, p := range ps {
+		if p.v < pipPeakRel*ps[0].v {
+			break
+		}
+		px, py := p.i%faceN, p.i/faceN
+		ok := true
+		for _, q := range acc {
+			if math.Hypot(float64(px-q.i%faceN), float64(py-q.i/faceN)) < nms {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		acc = append(acc, p)
+		// Sub-pixel centre and size from the neighbourhood above half
+		// the peak.
+		var sw, sx, sy float64
+		area := 0
+		for dy := -2; dy <= 2; dy++ {
+			for dx := -2; dx <= 2; dx++ {
+				xx, yy := px+dx, py+dy
+				if xx < 0 || yy < 0 || xx >= faceN || yy >= faceN {
+					continue
+				}
+				wv := s.dog[yy*faceN+xx] - 0.5*p.v
+				if wv <= 0 {
+					continue
+				}
+				area++
+				sw += wv
+				sx += wv * (float64(xx) + 0.5)
+				sy += wv * (float64(yy) + 0.5)
+			}
+		}
+		cx, cy := sx/sw, sy/sw
+		const band = faceMargin + 1.5
+		if cx < band || cy < band || cx > faceN-band || cy > faceN-band {
+			continue
+		}
+		b := pipBlob{cx/faceN - 0.5, cy/faceN - 0.5, area}
+		s.kept = append(s.kept, b)
+		out = append(out, [2]float64{b.x, b.y})
+		if len(out) > 6 {
+			break
+		}
+	}
+	return out
+}
+
+const pipPeakRel = 0.55
