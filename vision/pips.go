@@ -42,7 +42,6 @@ type faceScratch struct {
 	found    []pipBlob
 	kept     []pipBlob // the blobs components returned
 	keptSave []pipBlob
-	dbg      string
 	g1       [faceN * faceN]float64
 	g2       [faceN * faceN]float64
 	tmp      [faceN * faceN]float64
@@ -440,7 +439,6 @@ func (s *faceScratch) blobs() (centres [][2]float64, junk bool) {
 func (s *faceScratch) components() (centres [][2]float64, junk bool) {
 	var next int16
 	s.found = s.found[:0]
-	s.dbg = ""
 	s.kept = s.kept[:0]
 	for start := range s.bin {
 		if !s.bin[start] || s.lab[start] != 0 {
@@ -482,11 +480,9 @@ func (s *faceScratch) components() (centres [][2]float64, junk bool) {
 			// speck
 		case edgeBlob(x0, y0, x1, y1, sx/float64(area), sy/float64(area)):
 			// along the edge: shading, a side face, a shadow
-			s.dbg += "e"
 		case area > nn/6 || bw > faceN/2 || bh > faceN/2 ||
 			float64(area)/float64(bw*bh) < 0.4 || bw > 2*bh+1 || bh > 2*bw+1:
 			junk = true
-			s.dbg += "j"
 		default:
 			s.found = append(s.found, pipBlob{sx/float64(area)/faceN - 0.5, sy/float64(area)/faceN - 0.5, area})
 		}
@@ -501,8 +497,6 @@ func (s *faceScratch) components() (centres [][2]float64, junk bool) {
 		if 3*b.area >= big {
 			centres = append(centres, [2]float64{b.x, b.y})
 			s.kept = append(s.kept, b)
-		} else {
-			s.dbg += "s"
 		}
 	}
 	return centres, junk
