@@ -24,6 +24,9 @@ type faceValue struct {
 	// pipBox bounds the pips cue 1 counted, in frame pixels (empty when
 	// it found none).
 	pipBox image.Rectangle
+	// rot is the turn (radians, within a quarter turn) from the patch's
+	// axes to the fitted pip layout's.
+	rot float64
 
 	// Diagnostics (tests only).
 	lv            int
@@ -142,7 +145,7 @@ func buildTemplates() {
 							du, dv := u-p[0]*a, v-p[1]*a
 							dd := math.Sqrt(du*du+dv*dv) - rad
 							// Soft disc edge, one pixel wide.
-							val = math.Max(val, clamp(0.5-dd*faceN, 0, 1))
+							val = max(val, clamp(0.5-dd*faceN, 0, 1))
 						}
 						tp.t[y*faceN+x] = val
 						sum += val
@@ -193,6 +196,26 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 	templatesOnce.Do(buildTemplates)
 	permsOnce.Do(buildPerms)
 	c = alignAngle(fr, c)
+	fv := s.readAt(fr, c)
+	if fv.lv == 0 || math.Abs(fv.rot) < 0.15 {
+		return fv
+	}
+	// The pips' layout shows the face turned from the patch: read again
+	// with the patch turned to the pips, both cues afresh.
+	c2 := fv.c
+	c2.angle += fv.rot
+	fv2 := s.readAt(fr, c2)
+	switch {
+	case fv2.value == 0 && fv.value > 0:
+		return fv
+	case fv2.value > 0 && fv.value > 0 && fv2.value != fv.value:
+		fv2.value, fv2.conf = 0, 0
+	}
+	return fv2
+}
+
+// readAt reads the face in the candidate's rectangle as it is turned.
+func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 	s.sample(fr, c)
 	s.pipMap()
 	if rc, ok := s.refine(c); ok {
@@ -215,10 +238,10 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 			for dy := -1; dy <= 1; dy++ {
 				for dx := -1; dx <= 1; dx++ {
 					xx, yy := min(max(x+dx, 0), faceN-1), min(max(y+dy, 0), faceN-1)
-					m = math.Min(m, s.dog[yy*faceN+xx])
+					m = min(m, s.dog[yy*faceN+xx])
 				}
 			}
-			s.tmp[y*faceN+x] = math.Max(m, 0)
+			s.tmp[y*faceN+x] = max(m, 0)
 		}
 	}
 	for y := 0; y < faceN; y++ {
@@ -227,7 +250,7 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 			for dy := -1; dy <= 1; dy++ {
 				for dx := -1; dx <= 1; dx++ {
 					xx, yy := min(max(x+dx, 0), faceN-1), min(max(y+dy, 0), faceN-1)
-					m = math.Max(m, s.tmp[yy*faceN+xx])
+					m = max(m, s.tmp[yy*faceN+xx])
 				}
 			}
 			s.cm[y*faceN+x] = m
@@ -293,7 +316,7 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 	// (a 6 missing a row) does not pass for a square layout (a 4).
 	e := (c.w + c.h) / 2
 	kx, ky := c.w/e, c.h/e
-	layoutCue := func(centres [][2]float64) (int, float64) {
+	layoutCue := func(centres [][2]float64) (int, float64, float64) {
 		for i := range centres {
 			centres[i][0] *= kx
 			centres[i][1] *= ky
@@ -303,34 +326,34 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 		if lv > 0 {
 			// A pip-like response where the layout has no pip: a pip
 			// was missed (a 6 read as a 4, a 3 as a 1).
-			lscore = math.Min(lscore, clamp((0.55-s.emptySpots(fit))/0.25, 0, 1))
+			lscore = min(lscore, clamp((0.55-s.emptySpots(fit))/0.25, 0, 1))
 		}
-		return lv, lscore
+		return lv, lscore, math.Remainder(math.Atan2(fit.b, fit.a), math.Pi/2)
 	}
 	nBlobs := len(centres)
-	lv, lscore := layoutCue(centres)
+	lv, lscore, rot := layoutCue(centres)
 	pipBox := s.pipBox(c, kept)
 	if lv != tv {
 		// The same cue from a second pip finder: the pip map's local
 		// maxima, which do not fragment or merge uneven pips.
 		pc := s.peaks()
-		if lv2, ls2 := layoutCue(pc); lv2 == tv && lv2 > 0 {
-			lv, lscore, nBlobs = lv2, ls2, len(pc)
+		if lv2, ls2, r2 := layoutCue(pc); lv2 == tv && lv2 > 0 {
+			lv, lscore, nBlobs, rot = lv2, ls2, len(pc), r2
 			pipBox = s.pipBox(c, s.kept)
 		}
 	}
 
-	out := faceValue{pipBox: pipBox, blobs: nBlobs, tmpl: tv, c: c, lv: lv, lscore: lscore, ncc: bestPer[tv], second: second, junk: junk}
-	nccScore := math.Min(clamp((bestPer[tv]-0.25)/0.25, 0, 1), clamp((bestPer[tv]-second)/0.05, 0, 1))
+	out := faceValue{rot: rot, pipBox: pipBox, blobs: nBlobs, tmpl: tv, c: c, lv: lv, lscore: lscore, ncc: bestPer[tv], second: second, junk: junk}
+	nccScore := min(clamp((bestPer[tv]-0.25)/0.25, 0, 1), clamp((bestPer[tv]-second)/0.05, 0, 1))
 	out.nccSc = nccScore
-	score := math.Min(nccScore, lscore)
+	score := min(nccScore, lscore)
 	if junk {
 		score *= 0.5
 	}
-	if math.Min(c.w, c.h) < 0.8*math.Max(c.w, c.h) {
+	if min(c.w, c.h) < 0.8*max(c.w, c.h) {
 		// Far from square: part of the face is hidden or cut off, and a
 		// face missing a row of pips can pass for another.
-		score = math.Min(score, 0.4)
+		score = min(score, 0.4)
 	}
 	if lv == tv && lv > 0 {
 		out.value = lv
@@ -419,10 +442,10 @@ func (s *faceScratch) blobs() (centres [][2]float64, junk bool) {
 		for x := faceMargin; x < faceN-faceMargin; x++ {
 			i := y*faceN + x
 			s.dog[i] = s.g1[i] - s.g2[i]
-			peak = math.Max(peak, s.dog[i])
+			peak = max(peak, s.dog[i])
 		}
 	}
-	thr := math.Max(0.4*peak, pipMinContrast)
+	thr := max(0.4*peak, pipMinContrast)
 	for i := range s.bin {
 		s.bin[i] = false
 		s.lab[i] = 0
@@ -537,8 +560,7 @@ func matchLayout(c [][2]float64) (int, float64, layoutFit) {
 		for _, p := range perms[k] {
 			// Least-squares similarity (shift, rotation, scale) for this
 			// assignment; the layouts are centred, so the shift is the
-			// pips' mean. The rectified patch is only roughly upright
-			// and square, so a small rotation is allowed.
+			// pips' mean.
 			var sa, sb, den float64
 			for i, j := range p {
 				cx, cy := c[i][0]-tx, c[i][1]-ty
@@ -549,7 +571,11 @@ func matchLayout(c [][2]float64) (int, float64, layoutFit) {
 			}
 			a, b := sa/den, sb/den
 			scale := math.Hypot(a, b)
-			if scale < 0.14 || scale > 0.42 || math.Abs(math.Atan2(b, a)) > 0.45 {
+			// The patch's angle is only a guess: four or more pips may
+			// turn freely, as they fix the turn themselves; two or three
+			// in a row only a little, or any pair of marks at the right
+			// distance would fit.
+			if scale < 0.14 || scale > 0.42 || (k < 4 && math.Abs(math.Atan2(b, a)) > 0.45) {
 				continue
 			}
 			var res float64
@@ -595,7 +621,7 @@ func (s *faceScratch) emptySpots(f layoutFit) float64 {
 				if xx < 0 || yy < 0 || xx >= faceN || yy >= faceN {
 					continue
 				}
-				best = math.Max(best, s.dog[yy*faceN+xx])
+				best = max(best, s.dog[yy*faceN+xx])
 			}
 		}
 		return best
@@ -605,7 +631,7 @@ func (s *faceScratch) emptySpots(f layoutFit) float64 {
 	used := map[[2]float64]bool{}
 	for _, p := range l.pts {
 		used[p] = true
-		minIn = math.Min(minIn, resp(p[0], p[1]))
+		minIn = min(minIn, resp(p[0], p[1]))
 	}
 	if minIn <= 0 {
 		return 1
@@ -616,7 +642,7 @@ func (s *faceScratch) emptySpots(f layoutFit) float64 {
 			if used[[2]float64{x, y}] {
 				continue
 			}
-			maxOut = math.Max(maxOut, resp(x, y))
+			maxOut = max(maxOut, resp(x, y))
 		}
 	}
 	return maxOut / minIn
@@ -738,7 +764,7 @@ func edgeBlob(x0, y0, x1, y1 int, cx, cy float64) bool {
 // direction modulo a quarter turn (magnitude-weighted mean of 4 theta over
 // the rectangle) gives that angle; round pips add no preferred direction.
 func alignAngle(fr bgrImage, c candidate) candidate {
-	if math.Min(c.w, c.h)/math.Max(c.w, c.h) < 0.8 {
+	if min(c.w, c.h)/max(c.w, c.h) < 0.8 {
 		return c
 	}
 	bb := c.box()
@@ -797,8 +823,8 @@ func (s *faceScratch) pipBox(c candidate, kept []pipBlob) image.Rectangle {
 		u, v := b.x*c.w*shrink, b.y*c.h*shrink
 		x, y := c.cx+u*co-v*si, c.cy+u*si+v*co
 		r := math.Sqrt(float64(b.area)/math.Pi) * (pu + pv) / 2
-		x0, y0 = math.Min(x0, x-r), math.Min(y0, y-r)
-		x1, y1 = math.Max(x1, x+r), math.Max(y1, y+r)
+		x0, y0 = min(x0, x-r), min(y0, y-r)
+		x1, y1 = max(x1, x+r), max(y1, y+r)
 	}
 	return image.Rect(int(math.Floor(x0)), int(math.Floor(y0)), int(math.Ceil(x1)), int(math.Ceil(y1)))
 }
