@@ -117,29 +117,8 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	// keeps the background's colour.
 	var hist [256]int
 	for i := range mpix {
-		pb, pg, pr := int(fpix[3*i]), int(fpix[3*i+1]), int(fpix[3*i+2])
-		bb, bg, br := int(bpix[3*i]), int(bpix[3*i+1]), int(bpix[3*i+2])
-		pm, bm := (pb+pg+pr)/3, (bb+bg+br)/3
-		c := absInt((pb-pm)-(bb-bm)) + absInt((pg-pm)-(bg-bm)) + absInt((pr-pm)-(br-bm))
-		l := 0
-		if bm > 0 {
-			// Brightness change beyond what a soft shadow does.
-			q := 256 * pm / bm
-			switch {
-			case q < 150:
-				l = (150 - q) * 2
-			case q > 280:
-				l = (q - 280) * 2
-			}
-		}
-		m := c
-		if l > m {
-			m = l
-		}
-		if m > 255 {
-			m = 255
-		}
-		mpix[i] = uint8(m)
+		m := fgScore(fpix[3*i:3*i+3], bpix[3*i:3*i+3])
+		mpix[i] = m
 		hist[m]++
 	}
 	// Threshold above the background's own variation.
@@ -282,6 +261,9 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 					continue
 				}
 			}
+			if cm.big && s0 <= 0 {
+				continue // see nearLarge below
+			}
 			t := 0.3 * sd
 			chamfer(lab, dist, w, cm.bb, cm.id)
 			var found []candidate
@@ -308,6 +290,21 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			}
 		}
 		cands = more
+		if s0 <= 0 {
+			var big []int32
+			for _, cm := range comps {
+				if cm.big {
+					big = append(big, cm.id)
+				}
+			}
+			if len(big) > 0 {
+				extra, err := r.nearLarge(src, n, big, sd, thr, minArea)
+				if err != nil {
+					return nil, err
+				}
+				cands = append(cands, extra...)
+			}
+		}
 	}
 
 	for i := range cands {
@@ -339,6 +336,27 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// fgScore is how much a pixel (BGR) differs from the local background
+// there: in colour, or much darker or brighter than it; a shadow is only
+// moderately darker and keeps the background's colour.
+func fgScore(p, b []uint8) uint8 {
+	pb, pg, pr := int(p[0]), int(p[1]), int(p[2])
+	bb, bg, br := int(b[0]), int(b[1]), int(b[2])
+	pm, bm := (pb+pg+pr)/3, (bb+bg+br)/3
+	m := absInt((pb-pm)-(bb-bm)) + absInt((pg-pm)-(bg-bm)) + absInt((pr-pm)-(br-bm))
+	if bm > 0 {
+		// Brightness change beyond what a soft shadow does.
+		q := 256 * pm / bm
+		switch {
+		case q < 150:
+			m = max(m, (150-q)*2)
+		case q > 280:
+			m = max(m, (q-280)*2)
+		}
+	}
+	return uint8(min(m, 255))
 }
 
 // findCores returns the pixel lists of the connected parts of component id
@@ -612,4 +630,91 @@ func medianSquareEdge(cands []candidate) float64 {
 		}
 	}
 	return edges[len(edges)-1]
+}
+
+// nearLarge looks again, inside the large regions (labels big of the n in
+// r.lab), for dice of edge sd (detection pixels) that joined them: a die
+// against a tray's wall, in the wall's shadow. Against a background taken
+// over a window only a few dice wide, the wall's shadow and the floor
+// near it are background again, while the dice still stand out. It
+// relabels r.lab. The squares it finds are weak: only kept if they read.
+func (r *Reader) nearLarge(src *gocv.Mat, n int, big []int32, sd float64, thr uint8, minArea int) ([]candidate, error) {
+	w, h := src.Cols(), src.Rows()
+	minDim := min(w, h)
+	const k = 7
+	f := math.Max(3.5*sd, 24) / k
+	sw, sh := int(math.Max(k, math.Round(float64(w)/f))), int(math.Max(k, math.Round(float64(h)/f)))
+	gocv.Resize(*src, &r.small, image.Pt(sw, sh), 0, 0, gocv.InterpolationArea)
+	gocv.MedianBlur(r.small, &r.smed, k)
+	gocv.Resize(r.smed, &r.bg, image.Pt(w, h), 0, 0, gocv.InterpolationLinear)
+	lb, err := r.lab.DataPtrUint8()
+	if err != nil || len(lb) < 4*w*h {
+		return nil, fmt.Errorf("vision: label data: %w", errBadMat)
+	}
+	lab := unsafe.Slice((*int32)(unsafe.Pointer(&lb[0])), w*h)
+	isBig := make([]bool, n)
+	for _, id := range big {
+		isBig[id] = true
+	}
+	if r.tmp.Rows() != h || r.tmp.Cols() != w || r.tmp.Type() != gocv.MatTypeCV8U {
+		r.tmp.Close()
+		r.tmp = gocv.NewMatWithSize(h, w, gocv.MatTypeCV8U)
+	}
+	mpix, err := r.tmp.DataPtrUint8()
+	if err != nil {
+		return nil, fmt.Errorf("vision: mask data: %w", err)
+	}
+	bpix, err := r.bg.DataPtrUint8()
+	if err != nil {
+		return nil, fmt.Errorf("vision: background data: %w", err)
+	}
+	fpix, err := src.DataPtrUint8()
+	if err != nil {
+		return nil, fmt.Errorf("vision: frame data: %w", err)
+	}
+	for i := range mpix {
+		mpix[i] = 0
+		if id := lab[i]; id > 0 && isBig[id] && fgScore(fpix[3*i:3*i+3], bpix[3*i:3*i+3]) > thr {
+			mpix[i] = 255
+		}
+	}
+	gocv.MorphologyEx(r.tmp, &r.mask, gocv.MorphOpen, r.openK)
+	n2 := gocv.ConnectedComponentsWithStats(r.mask, &r.lab, &r.stats, &r.cent)
+	if lb, err = r.lab.DataPtrUint8(); err != nil || len(lb) < 4*w*h {
+		return nil, fmt.Errorf("vision: label data: %w", errBadMat)
+	}
+	lab = unsafe.Slice((*int32)(unsafe.Pointer(&lb[0])), w*h)
+	sb, err := r.stats.DataPtrUint8()
+	if err != nil || len(sb) < 4*5*n2 {
+		return nil, fmt.Errorf("vision: component stats: %w", errBadMat)
+	}
+	stats := unsafe.Slice((*int32)(unsafe.Pointer(&sb[0])), 5*n2)
+	dist := r.distBuf[:w*h]
+	var out []candidate
+	t := 0.3 * sd
+	for i := 1; i < n2; i++ {
+		if int(stats[5*i+4]) < minArea {
+			continue
+		}
+		x0, y0 := int(stats[5*i]), int(stats[5*i+1])
+		bb := image.Rect(x0, y0, x0+int(stats[5*i+2]), y0+int(stats[5*i+3]))
+		if bb.Dx() > minDim/2 || bb.Dy() > minDim/2 || bb.Dx() < int(0.6*sd) || bb.Dy() < int(0.6*sd) {
+			continue
+		}
+		chamfer(lab, dist, w, bb, int32(i))
+		for _, core := range findCores(lab, dist, w, bb, int32(i), float32(t), &r.seen) {
+			c := rectOf(core)
+			c.w += 2 * t
+			c.h += 2 * t
+			for _, d := range splitLong(c, 1) {
+				aspect := math.Min(d.w, d.h) / math.Max(d.w, d.h)
+				if aspect < 0.75 || d.edge < 0.75*sd || d.edge > 1.35*sd {
+					continue
+				}
+				d.weak = true
+				out = append(out, d)
+			}
+		}
+	}
+	return out, nil
 }
