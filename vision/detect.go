@@ -285,8 +285,13 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			}
 			if cm.big || len(found) > 0 {
 				more = append(more, found...)
-			} else {
-				more = append(more, cands[cm.c0:cm.c1]...)
+				continue
+			}
+			// Too large for one die, yet no die-sized part: kept only
+			// if it reads.
+			for _, c := range cands[cm.c0:cm.c1] {
+				c.weak = true
+				more = append(more, c)
 			}
 		}
 		cands = more
