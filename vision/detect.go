@@ -262,7 +262,10 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 				}
 			}
 			if cm.big && s0 <= 0 {
-				continue // see nearLarge below
+				// Without a known die size, a die-sized part of a wall
+				// is too often a guess, and searching the wall's whole
+				// box is costly.
+				continue
 			}
 			t := 0.3 * sd
 			chamfer(lab, dist, w, cm.bb, cm.id)
@@ -295,21 +298,6 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			}
 		}
 		cands = more
-		if s0 <= 0 {
-			var big []int32
-			for _, cm := range comps {
-				if cm.big {
-					big = append(big, cm.id)
-				}
-			}
-			if len(big) > 0 {
-				extra, err := r.nearLarge(src, n, big, sd, thr, minArea)
-				if err != nil {
-					return nil, err
-				}
-				cands = append(cands, extra...)
-			}
-		}
 	}
 
 	for i := range cands {
@@ -635,91 +623,4 @@ func medianSquareEdge(cands []candidate) float64 {
 		}
 	}
 	return edges[len(edges)-1]
-}
-
-// nearLarge looks again, inside the large regions (labels big of the n in
-// r.lab), for dice of edge sd (detection pixels) that joined them: a die
-// against a tray's wall, in the wall's shadow. Against a background taken
-// over a window only a few dice wide, the wall's shadow and the floor
-// near it are background again, while the dice still stand out. It
-// relabels r.lab. The squares it finds are weak: only kept if they read.
-func (r *Reader) nearLarge(src *gocv.Mat, n int, big []int32, sd float64, thr uint8, minArea int) ([]candidate, error) {
-	w, h := src.Cols(), src.Rows()
-	minDim := min(w, h)
-	const k = 7
-	f := math.Max(3.5*sd, 24) / k
-	sw, sh := int(math.Max(k, math.Round(float64(w)/f))), int(math.Max(k, math.Round(float64(h)/f)))
-	gocv.Resize(*src, &r.small, image.Pt(sw, sh), 0, 0, gocv.InterpolationArea)
-	gocv.MedianBlur(r.small, &r.smed, k)
-	gocv.Resize(r.smed, &r.bg, image.Pt(w, h), 0, 0, gocv.InterpolationLinear)
-	lb, err := r.lab.DataPtrUint8()
-	if err != nil || len(lb) < 4*w*h {
-		return nil, fmt.Errorf("vision: label data: %w", errBadMat)
-	}
-	lab := unsafe.Slice((*int32)(unsafe.Pointer(&lb[0])), w*h)
-	isBig := make([]bool, n)
-	for _, id := range big {
-		isBig[id] = true
-	}
-	if r.tmp.Rows() != h || r.tmp.Cols() != w || r.tmp.Type() != gocv.MatTypeCV8U {
-		r.tmp.Close()
-		r.tmp = gocv.NewMatWithSize(h, w, gocv.MatTypeCV8U)
-	}
-	mpix, err := r.tmp.DataPtrUint8()
-	if err != nil {
-		return nil, fmt.Errorf("vision: mask data: %w", err)
-	}
-	bpix, err := r.bg.DataPtrUint8()
-	if err != nil {
-		return nil, fmt.Errorf("vision: background data: %w", err)
-	}
-	fpix, err := src.DataPtrUint8()
-	if err != nil {
-		return nil, fmt.Errorf("vision: frame data: %w", err)
-	}
-	for i := range mpix {
-		mpix[i] = 0
-		if id := lab[i]; id > 0 && isBig[id] && fgScore(fpix[3*i:3*i+3], bpix[3*i:3*i+3]) > thr {
-			mpix[i] = 255
-		}
-	}
-	gocv.MorphologyEx(r.tmp, &r.mask, gocv.MorphOpen, r.openK)
-	n2 := gocv.ConnectedComponentsWithStats(r.mask, &r.lab, &r.stats, &r.cent)
-	if lb, err = r.lab.DataPtrUint8(); err != nil || len(lb) < 4*w*h {
-		return nil, fmt.Errorf("vision: label data: %w", errBadMat)
-	}
-	lab = unsafe.Slice((*int32)(unsafe.Pointer(&lb[0])), w*h)
-	sb, err := r.stats.DataPtrUint8()
-	if err != nil || len(sb) < 4*5*n2 {
-		return nil, fmt.Errorf("vision: component stats: %w", errBadMat)
-	}
-	stats := unsafe.Slice((*int32)(unsafe.Pointer(&sb[0])), 5*n2)
-	dist := r.distBuf[:w*h]
-	var out []candidate
-	t := 0.3 * sd
-	for i := 1; i < n2; i++ {
-		if int(stats[5*i+4]) < minArea {
-			continue
-		}
-		x0, y0 := int(stats[5*i]), int(stats[5*i+1])
-		bb := image.Rect(x0, y0, x0+int(stats[5*i+2]), y0+int(stats[5*i+3]))
-		if bb.Dx() > minDim/2 || bb.Dy() > minDim/2 || bb.Dx() < int(0.6*sd) || bb.Dy() < int(0.6*sd) {
-			continue
-		}
-		chamfer(lab, dist, w, bb, int32(i))
-		for _, core := range findCores(lab, dist, w, bb, int32(i), float32(t), &r.seen) {
-			c := rectOf(core)
-			c.w += 2 * t
-			c.h += 2 * t
-			for _, d := range splitLong(c, 1) {
-				aspect := math.Min(d.w, d.h) / math.Max(d.w, d.h)
-				if aspect < 0.75 || d.edge < 0.75*sd || d.edge > 1.35*sd {
-					continue
-				}
-				d.weak = true
-				out = append(out, d)
-			}
-		}
-	}
-	return out, nil
 }

@@ -69,11 +69,17 @@ func blur(src, dst, tmp *[faceN * faceN]float64, sigma float64) {
 		k[i] /= sum
 	}
 	for y := 0; y < faceN; y++ {
+		row := src[y*faceN : (y+1)*faceN]
 		for x := 0; x < faceN; x++ {
 			var v float64
-			for i := -rad; i <= rad; i++ {
-				xx := min(max(x+i, 0), faceN-1)
-				v += k[i+rad] * src[y*faceN+xx]
+			if x >= rad && x+rad < faceN {
+				for i, kv := range k[:2*rad+1] {
+					v += kv * row[x-rad+i]
+				}
+			} else {
+				for i := -rad; i <= rad; i++ {
+					v += k[i+rad] * row[min(max(x+i, 0), faceN-1)]
+				}
 			}
 			tmp[y*faceN+x] = v
 		}
@@ -278,21 +284,28 @@ func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 	if ss > 0 {
 		nrm := math.Sqrt(ss)
 		sx, sy := s.massShift(mean)
+		// The map shifted by (sx, sy) and less its mean, zero where the
+		// shift leaves the inner part.
+		sh := &s.tmp
+		for i := range sh {
+			sh[i] = 0
+		}
+		for y := faceMargin; y < faceN-faceMargin; y++ {
+			yy := y + sy
+			if yy < faceMargin || yy >= faceN-faceMargin {
+				continue
+			}
+			for x := faceMargin; x < faceN-faceMargin; x++ {
+				if xx := x + sx; xx >= faceMargin && xx < faceN-faceMargin {
+					sh[y*faceN+x] = s.cm[yy*faceN+xx] - mean
+				}
+			}
+		}
 		for i := range templates {
 			tp := &templates[i]
 			var dot float64
-			for y := faceMargin; y < faceN-faceMargin; y++ {
-				yy := y + sy
-				if yy < faceMargin || yy >= faceN-faceMargin {
-					continue
-				}
-				for x := faceMargin; x < faceN-faceMargin; x++ {
-					xx := x + sx
-					if xx < faceMargin || xx >= faceN-faceMargin {
-						continue
-					}
-					dot += (s.cm[yy*faceN+xx] - mean) * tp.t[y*faceN+x]
-				}
+			for j, v := range sh {
+				dot += v * tp.t[j]
 			}
 			if ncc := dot / nrm; ncc > bestPer[tp.value] {
 				bestPer[tp.value] = ncc
@@ -378,31 +391,19 @@ func (s *faceScratch) sample(fr bgrImage, c candidate) {
 			x0, y0 := int(math.Floor(x)), int(math.Floor(y))
 			fx, fy := x-float64(x0), y-float64(y0)
 			o := (j*faceN + i) * 3
+			// Offsets of the four neighbours, clamped to the frame.
+			xa, xb := min(max(x0, 0), fr.w-1), min(max(x0+1, 0), fr.w-1)
+			ya, yb := min(max(y0, 0), fr.h-1), min(max(y0+1, 0), fr.h-1)
+			o00, o10 := (ya*fr.w+xa)*3, (ya*fr.w+xb)*3
+			o01, o11 := (yb*fr.w+xa)*3, (yb*fr.w+xb)*3
+			w00, w10 := (1-fx)*(1-fy), fx*(1-fy)
+			w01, w11 := (1-fx)*fy, fx*fy
 			for ch := 0; ch < 3; ch++ {
-				p00 := fr.at(x0, y0, ch)
-				p10 := fr.at(x0+1, y0, ch)
-				p01 := fr.at(x0, y0+1, ch)
-				p11 := fr.at(x0+1, y0+1, ch)
-				s.patch[o+ch] = (p00*(1-fx)+p10*fx)*(1-fy) + (p01*(1-fx)+p11*fx)*fy
+				s.patch[o+ch] = float64(fr.pix[o00+ch])*w00 + float64(fr.pix[o10+ch])*w10 +
+					float64(fr.pix[o01+ch])*w01 + float64(fr.pix[o11+ch])*w11
 			}
 		}
 	}
-}
-
-func (b bgrImage) at(x, y, ch int) float64 {
-	if x < 0 {
-		x = 0
-	}
-	if y < 0 {
-		y = 0
-	}
-	if x >= b.w {
-		x = b.w - 1
-	}
-	if y >= b.h {
-		y = b.h - 1
-	}
-	return float64(b.pix[(y*b.w+x)*3+ch])
 }
 
 // pipMap sets d to each pixel's colour distance from the face's body
