@@ -239,7 +239,7 @@ func writeDebug(dir, name string, img gocv.Mat, truth []gtDie, dets []Detection,
 		gocv.Rectangle(&out, r, color.RGBA{0, 255, 0, 0}, 1)
 	}
 	for j, d := range dets {
-		c := color.RGBA{255, 0, 0, 0} // unmatched: blue
+		c := color.RGBA{255, 0, 0, 0} // unmatched: red
 		label := strconv.Itoa(d.Value)
 		if i, ok := md[j]; ok {
 			switch d.Value {
@@ -248,7 +248,7 @@ func writeDebug(dir, name string, img gocv.Mat, truth []gtDie, dets []Detection,
 			case 0:
 				c = color.RGBA{0, 200, 255, 0}
 			default:
-				c = color.RGBA{0, 0, 255, 0}
+				c = color.RGBA{0, 0, 255, 0} // wrong: blue
 				label += "/" + strconv.Itoa(truth[i].value)
 			}
 		}

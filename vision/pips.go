@@ -27,12 +27,8 @@ type faceValue struct {
 	// rot is the turn (radians, within a quarter turn) from the patch's
 	// axes to the fitted pip layout's.
 	rot float64
-
-	// Diagnostics (tests only).
-	lv            int
-	lscore, ncc   float64
-	second, nccSc float64
-	junk          bool
+	// lv is cue 1's value (0: no layout fits).
+	lv int
 }
 
 // faceScratch holds the per-face buffers a Reader reuses.
@@ -356,9 +352,8 @@ func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 		}
 	}
 
-	out := faceValue{rot: rot, pipBox: pipBox, blobs: nBlobs, tmpl: tv, c: c, lv: lv, lscore: lscore, ncc: bestPer[tv], second: second, junk: junk}
+	out := faceValue{rot: rot, pipBox: pipBox, blobs: nBlobs, tmpl: tv, c: c, lv: lv}
 	nccScore := min(clamp((bestPer[tv]-0.25)/0.25, 0, 1), clamp((bestPer[tv]-second)/0.05, 0, 1))
-	out.nccSc = nccScore
 	score := min(nccScore, lscore)
 	if junk {
 		score *= 0.5
