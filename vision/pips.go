@@ -354,6 +354,12 @@ func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 
 	out := faceValue{rot: rot, pipBox: pipBox, blobs: nBlobs, tmpl: tv, c: c, lv: lv}
 	nccScore := min(clamp((bestPer[tv]-0.25)/0.25, 0, 1), clamp((bestPer[tv]-second)/0.05, 0, 1))
+	if lscore >= 0.95 && bestPer[tv] >= 0.2 && bestPer[tv]-second >= 0.03 {
+		// Every pip at its canonical place and nothing pip-like at the
+		// empty ones: the template need only pick the same face by a
+		// clear margin.
+		nccScore = max(nccScore, 0.5)
+	}
 	score := min(nccScore, lscore)
 	if junk {
 		score *= 0.5
