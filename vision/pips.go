@@ -41,6 +41,7 @@ type faceScratch struct {
 	found    []pipBlob
 	kept     []pipBlob // the blobs components returned
 	keptSave []pipBlob
+	med      [3]float64 // the body's colour (BGR), from pipMap
 	g1       [faceN * faceN]float64
 	g2       [faceN * faceN]float64
 	tmp      [faceN * faceN]float64
@@ -225,7 +226,58 @@ func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 		s.sample(fr, c)
 		s.pipMap()
 	}
+	fv := s.cues(c)
+	if fv.value == 0 && s.pipColourMap() {
+		// Again on a map that keeps only the change from the body's
+		// colour towards the pips' (marbling and glare of other hues
+		// fade).
+		if fv2 := s.cues(c); fv2.value > 0 {
+			return fv2
+		}
+	}
+	return fv
+}
 
+// pipColourMap replaces the pip map by each pixel's change from the
+// body's colour along the direction to the pips' colour (the median
+// colour at the strongest pip-map maxima), scaled as the colour distance
+// is. It reports false, leaving the map, when the pips' colour is not
+// clearly apart from the body's.
+func (s *faceScratch) pipColourMap() bool {
+	s.peaks()
+	if len(s.kept) == 0 {
+		return false
+	}
+	var pc [3][]float64
+	for _, b := range s.kept {
+		px := min(max(int((b.x+0.5)*faceN), 0), faceN-1)
+		py := min(max(int((b.y+0.5)*faceN), 0), faceN-1)
+		for ch := 0; ch < 3; ch++ {
+			pc[ch] = append(pc[ch], s.patch[(py*faceN+px)*3+ch])
+		}
+	}
+	var dir [3]float64
+	var l1, l2 float64
+	for ch := 0; ch < 3; ch++ {
+		sort.Float64s(pc[ch])
+		dir[ch] = pc[ch][len(pc[ch])/2] - s.med[ch]
+		l1 += math.Abs(dir[ch])
+		l2 += dir[ch] * dir[ch]
+	}
+	if l1 < 60 {
+		return false
+	}
+	l2 = math.Sqrt(l2)
+	k := l1 / (l2 * l2) // projection, scaled to the colour distance
+	for i := 0; i < faceN*faceN; i++ {
+		v := (s.patch[3*i]-s.med[0])*dir[0] + (s.patch[3*i+1]-s.med[1])*dir[1] + (s.patch[3*i+2]-s.med[2])*dir[2]
+		s.d[i] = max(v*k, 0)
+	}
+	return true
+}
+
+// cues reads the pip map with both cues.
+func (s *faceScratch) cues(c candidate) faceValue {
 	// Cue 1: pip blobs and their layout.
 	centres, junk := s.blobs()
 	kept := append(s.keptSave[:0], s.kept...)
@@ -410,7 +462,7 @@ func (s *faceScratch) sample(fr bgrImage, c candidate) {
 // pipMap sets d to each pixel's colour distance from the face's body
 // colour (the per-channel median over the patch's inner part).
 func (s *faceScratch) pipMap() {
-	var med [3]float64
+	med := &s.med
 	var hist [256]int
 	for ch := 0; ch < 3; ch++ {
 		for i := range hist {
