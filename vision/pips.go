@@ -227,12 +227,16 @@ func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 		s.pipMap()
 	}
 	fv := s.cues(c)
-	if fv.value == 0 && s.pipColourMap() {
+	if s.pipColourMap() {
 		// Again on a map that keeps only the change from the body's
 		// colour towards the pips' (marbling and glare of other hues
-		// fade).
-		if fv2 := s.cues(c); fv2.value > 0 {
+		// fade). A face read on both maps must read the same.
+		fv2 := s.cues(c)
+		switch {
+		case fv.value == 0 && fv2.value > 0:
 			return fv2
+		case fv.value > 0 && fv2.lv > 0 && fv2.lv != fv.value:
+			fv.value, fv.conf = 0, 0
 		}
 	}
 	return fv
