@@ -117,8 +117,22 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	// keeps the background's colour.
 	var hist [256]int
 	for i := range mpix {
-		m := fgScore(fpix[3*i:3*i+3], bpix[3*i:3*i+3])
-		mpix[i] = m
+		pb, pg, pr := int(fpix[3*i]), int(fpix[3*i+1]), int(fpix[3*i+2])
+		bb, bg, br := int(bpix[3*i]), int(bpix[3*i+1]), int(bpix[3*i+2])
+		pm, bm := (pb+pg+pr)/3, (bb+bg+br)/3
+		m := absInt((pb-pm)-(bb-bm)) + absInt((pg-pm)-(bg-bm)) + absInt((pr-pm)-(br-bm))
+		if bm > 0 {
+			// Brightness change beyond what a soft shadow does.
+			q := 256 * pm / bm
+			switch {
+			case q < 150:
+				m = max(m, (150-q)*2)
+			case q > 280:
+				m = max(m, (q-280)*2)
+			}
+		}
+		m = min(m, 255)
+		mpix[i] = uint8(m)
 		hist[m]++
 	}
 	// Threshold above the background's own variation.
@@ -329,27 +343,6 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		out = append(out, c)
 	}
 	return out, nil
-}
-
-// fgScore is how much a pixel (BGR) differs from the local background
-// there: in colour, or much darker or brighter than it; a shadow is only
-// moderately darker and keeps the background's colour.
-func fgScore(p, b []uint8) uint8 {
-	pb, pg, pr := int(p[0]), int(p[1]), int(p[2])
-	bb, bg, br := int(b[0]), int(b[1]), int(b[2])
-	pm, bm := (pb+pg+pr)/3, (bb+bg+br)/3
-	m := absInt((pb-pm)-(bb-bm)) + absInt((pg-pm)-(bg-bm)) + absInt((pr-pm)-(br-bm))
-	if bm > 0 {
-		// Brightness change beyond what a soft shadow does.
-		q := 256 * pm / bm
-		switch {
-		case q < 150:
-			m = max(m, (150-q)*2)
-		case q > 280:
-			m = max(m, (q-280)*2)
-		}
-	}
-	return uint8(min(m, 255))
 }
 
 // findCores returns the pixel lists of the connected parts of component id

@@ -227,7 +227,7 @@ func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 		s.pipMap()
 	}
 	fv := s.cues(c)
-	if s.pipColourMap() {
+	if fv.conf < 0.9 && s.pipColourMap() {
 		// Again on a map that keeps only the change from the body's
 		// colour towards the pips' (marbling and glare of other hues
 		// fade). A face read on both maps must read the same.
@@ -356,8 +356,12 @@ func (s *faceScratch) cues(c candidate) faceValue {
 		for i := range templates {
 			tp := &templates[i]
 			var dot float64
-			for j, v := range sh {
-				dot += v * tp.t[j]
+			for y := faceMargin; y < faceN-faceMargin; y++ {
+				o := y*faceN + faceMargin
+				row, trow := sh[o:o+faceN-2*faceMargin], tp.t[o:o+faceN-2*faceMargin]
+				for j, v := range row {
+					dot += v * trow[j]
+				}
 			}
 			if ncc := dot / nrm; ncc > bestPer[tp.value] {
 				bestPer[tp.value] = ncc
