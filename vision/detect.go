@@ -288,15 +288,20 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 				c := rectOf(core)
 				c.w += 2 * t
 				c.h += 2 * t
-				for _, d := range splitLong(c, 1) {
+				pieces := []candidate{c}
+				if cm.big {
+					c.edge = (c.w + c.h) / 2
+					c.flatness = flatness(math.Min(c.w, c.h)/math.Max(c.w, c.h), 1)
+					pieces[0] = c
+				} else {
+					// A cluster: dice pressed in a row are cut apart.
+					pieces = splitLong(c, 1)
+				}
+				for _, d := range pieces {
 					aspect := math.Min(d.w, d.h) / math.Max(d.w, d.h)
 					if aspect < 0.75 || d.edge < 0.75*sd || d.edge > 1.35*sd {
 						continue
 					}
-					// Inside a large region with only an estimated die
-					// size, a die-sized square is a guess: it counts
-					// only if its pips read.
-					d.weak = cm.big && s0 <= 0
 					found = append(found, d)
 				}
 			}
