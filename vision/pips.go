@@ -233,10 +233,10 @@ func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 		// fade). A face read on both maps must read the same.
 		fv2 := s.cues(c)
 		switch {
-		case fv.value == 0 && fv2.value > 0:
-			return fv2
 		case fv.value > 0 && fv2.lv > 0 && fv2.lv != fv.value:
 			fv.value, fv.conf = 0, 0
+		case fv2.value > 0 && fv2.conf > fv.conf && (fv.value == 0 || fv.value == fv2.value):
+			return fv2
 		}
 	}
 	return fv
