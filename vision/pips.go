@@ -200,6 +200,18 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 	permsOnce.Do(buildPerms)
 	c = alignAngle(fr, c)
 	fv := s.readAt(fr, c)
+	if fv.value == 0 && fv.lv == 0 {
+		// No layout fits: the rectangle may have cut off the face's
+		// outer pips. Try it a little larger.
+		cb := fv.c
+		cb.w *= 1.15
+		cb.h *= 1.15
+		cb.edge *= 1.15
+		if fb := s.readAt(fr, cb); fb.value > 0 {
+			fb.c = fv.c
+			return fb
+		}
+	}
 	if fv.lv == 0 || math.Abs(fv.rot) < 0.15 {
 		return fv
 	}
