@@ -149,8 +149,16 @@ func centreMatches(truth []gtDie, dets []Detection) int {
 	return n
 }
 
-// match pairs detections with labelled dice greedily by IoU (>= 0.3).
+// match pairs detections with labelled dice greedily by IoU (>= 0.3)
+// with the die's box.
 func match(truth []gtDie, dets []Detection) [][2]int {
+	return matchBoxes(truth, dets, false)
+}
+
+// matchBoxes is match; with pipBoxes, a label may also match a
+// detection's PipBox (the larger IoU of the two boxes counts), for label
+// sets whose boxes are drawn around the pips rather than the face.
+func matchBoxes(truth []gtDie, dets []Detection, pipBoxes bool) [][2]int {
 	type pair struct {
 		i, j int
 		v    float64
@@ -158,7 +166,11 @@ func match(truth []gtDie, dets []Detection) [][2]int {
 	var ps []pair
 	for i, g := range truth {
 		for j, d := range dets {
-			if v := iou(g.box, d.Box); v >= 0.3 {
+			v := iou(g.box, d.Box)
+			if pipBoxes && !d.PipBox.Empty() {
+				v = math.Max(v, iou(g.box, d.PipBox))
+			}
+			if v >= 0.3 {
 				ps = append(ps, pair{i, j, v})
 			}
 		}
@@ -178,7 +190,7 @@ func match(truth []gtDie, dets []Detection) [][2]int {
 
 // evalPhotoSet reads every clean image of a set. With DICEWATCH_DEBUG_DIR
 // set it also writes annotated images there.
-func evalPhotoSet(t testing.TB, ps photoSet, r *Reader) tally {
+func evalPhotoSet(t testing.TB, ps photoSet, r *Reader, pipBoxes bool) tally {
 	t.Helper()
 	debug := os.Getenv("DICEWATCH_DEBUG_DIR")
 	var tl tally
@@ -194,7 +206,7 @@ func evalPhotoSet(t testing.TB, ps photoSet, r *Reader) tally {
 			t.Fatalf("%s/%s: %v", ps.name, name, err)
 		}
 		truth := ps.dice[name]
-		pairs := match(truth, dets)
+		pairs := matchBoxes(truth, dets, pipBoxes)
 		tl.images++
 		tl.truth += len(truth)
 		tl.found += len(dets)
@@ -227,7 +239,7 @@ func writeDebug(dir, name string, img gocv.Mat, truth []gtDie, dets []Detection,
 		gocv.Rectangle(&out, r, color.RGBA{0, 255, 0, 0}, 1)
 	}
 	for j, d := range dets {
-		c := color.RGBA{255, 0, 0, 0} // unmatched: blue
+		c := color.RGBA{255, 0, 0, 0} // unmatched: red
 		label := strconv.Itoa(d.Value)
 		if i, ok := md[j]; ok {
 			switch d.Value {
@@ -236,11 +248,14 @@ func writeDebug(dir, name string, img gocv.Mat, truth []gtDie, dets []Detection,
 			case 0:
 				c = color.RGBA{0, 200, 255, 0}
 			default:
-				c = color.RGBA{0, 0, 255, 0}
+				c = color.RGBA{0, 0, 255, 0} // wrong: blue
 				label += "/" + strconv.Itoa(truth[i].value)
 			}
 		}
 		gocv.Rectangle(&out, d.Box, c, 1)
+		if !d.PipBox.Empty() {
+			gocv.Rectangle(&out, d.PipBox, color.RGBA{c.R / 2, c.G / 2, c.B / 2, 0}, 1)
+		}
 		gocv.PutText(&out, label, image.Pt(d.Box.Min.X, d.Box.Min.Y-2), gocv.FontHersheyPlain, 0.9, c, 1)
 	}
 	gocv.IMWrite(filepath.Join(dir, strings.TrimSuffix(name, filepath.Ext(name))+".png"), out)
@@ -271,6 +286,9 @@ type photoBar struct {
 	maxWrong, maxUnreadable     float64 // fractions of the detected dice
 	issueRecall, issuePrecision float64 // the issue's bar, reported
 	issueWrong, issueUnreadable float64
+	// pipBoxes: the set's labels box the pips, not always the face (see
+	// its SOURCE.md), so a label may match a detection's PipBox too.
+	pipBoxes bool
 }
 
 // photoBars: wrong <= 1% is the issue's bar and is held as is. The other
@@ -278,10 +296,10 @@ type photoBar struct {
 // small margin), below the issue's bar, which is printed beside the
 // figures: raise them as the reader improves, never lower them.
 var photoBars = []photoBar{
-	{set: "byler_d6", minRecall: 0.85, minPrecision: 0.93, maxWrong: 0.01, maxUnreadable: 0.46,
+	{set: "byler_d6", minRecall: 0.865, minPrecision: 0.945, maxWrong: 0.01, maxUnreadable: 0.265,
 		issueRecall: 0.97, issuePrecision: 0.97, issueWrong: 0.01, issueUnreadable: 0.05},
-	{set: "matteo_webcam", minRecall: 0.45, minPrecision: 0, maxWrong: 0.01, maxUnreadable: 1,
-		issueRecall: 0.90, issuePrecision: 0, issueWrong: 0.01, issueUnreadable: 1},
+	{set: "matteo_webcam", minRecall: 0.81, minPrecision: 0, maxWrong: 0.01, maxUnreadable: 0.07,
+		issueRecall: 0.90, issuePrecision: 0, issueWrong: 0.01, issueUnreadable: 1, pipBoxes: true},
 }
 
 // TestAccuracyPhotos is the accuracy harness and regression test on the
@@ -292,7 +310,10 @@ func TestAccuracyPhotos(t *testing.T) {
 			ps := loadPhotoSet(t, bar.set)
 			r := NewReader(ReaderOptions{})
 			defer r.Close()
-			tl := evalPhotoSet(t, ps, r)
+			tl := evalPhotoSet(t, ps, r, bar.pipBoxes)
+			if bar.pipBoxes {
+				t.Logf("%s: labels box the pips; a label matches the die box or the pip box", bar.set)
+			}
 			t.Logf("%s\n%s", bar.set, tl.report())
 			t.Logf("issue bar: recall >= %.0f%%, precision >= %.0f%%, wrong <= %.0f%%, unreadable <= %.0f%%",
 				100*bar.issueRecall, 100*bar.issuePrecision, 100*bar.issueWrong, 100*bar.issueUnreadable)

@@ -25,6 +25,9 @@ type candidate struct {
 	edge      float64
 	flatness  float64
 	sizeRatio float64
+	// weak: found only as a die-sized part of a larger region; kept only
+	// when its face reads as a value.
+	weak bool
 }
 
 // box is the axis-aligned bounding box of the candidate's rectangle.
@@ -117,25 +120,18 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		pb, pg, pr := int(fpix[3*i]), int(fpix[3*i+1]), int(fpix[3*i+2])
 		bb, bg, br := int(bpix[3*i]), int(bpix[3*i+1]), int(bpix[3*i+2])
 		pm, bm := (pb+pg+pr)/3, (bb+bg+br)/3
-		c := absInt((pb-pm)-(bb-bm)) + absInt((pg-pm)-(bg-bm)) + absInt((pr-pm)-(br-bm))
-		l := 0
+		m := absInt((pb-pm)-(bb-bm)) + absInt((pg-pm)-(bg-bm)) + absInt((pr-pm)-(br-bm))
 		if bm > 0 {
 			// Brightness change beyond what a soft shadow does.
 			q := 256 * pm / bm
 			switch {
 			case q < 150:
-				l = (150 - q) * 2
+				m = max(m, (150-q)*2)
 			case q > 280:
-				l = (q - 280) * 2
+				m = max(m, (q-280)*2)
 			}
 		}
-		m := c
-		if l > m {
-			m = l
-		}
-		if m > 255 {
-			m = 255
-		}
+		m = min(m, 255)
 		mpix[i] = uint8(m)
 		hist[m]++
 	}
@@ -194,11 +190,15 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		minArea = int(0.2 * s0 * s0)
 	}
 	var cands []candidate
-	type bigComp struct {
-		id int32
-		bb image.Rectangle
+	type comp struct {
+		id    int32
+		bb    image.Rectangle
+		c0    int // its candidates are cands[c0:c1]
+		c1    int
+		big   bool
+		split bool // its cores were found at a depth set by its own size
 	}
-	var bigs []bigComp
+	var comps []comp
 	seen := r.seen
 	defer func() { r.seen = seen }()
 	for i := 1; i < n; i++ {
@@ -209,11 +209,9 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		x0, y0 := int(stats[5*i]), int(stats[5*i+1])
 		bb := image.Rect(x0, y0, x0+int(stats[5*i+2]), y0+int(stats[5*i+3]))
 		if bb.Dx() > minDim/2 || bb.Dy() > minDim/2 {
-			// A wall, a rail, a hand, a heap of chips. With a known die
-			// size, dice touching it are looked for below.
-			if s0 > 0 {
-				bigs = append(bigs, bigComp{int32(i), bb})
-			}
+			// A wall, a rail, a hand, a heap of chips: dice touching it
+			// are looked for below, once the die size is known.
+			comps = append(comps, comp{id: int32(i), bb: bb, big: true})
 			continue
 		}
 		chamfer(lab, dist, w, bb, int32(i))
@@ -232,6 +230,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		if s0 > 0 && t > 0.3*s0 {
 			t = 0.3 * s0
 		}
+		cm := comp{id: int32(i), bb: bb, c0: len(cands), split: s0 <= 0}
 		cores := findCores(lab, dist, w, bb, int32(i), float32(t), &seen)
 		for _, core := range cores {
 			c := rectOf(core)
@@ -243,25 +242,81 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			}
 			cands = append(cands, splitLong(c, fill)...)
 		}
+		cm.c1 = len(cands)
+		comps = append(comps, cm)
 	}
 
-	// Dice touching a large region: the parts deeper than 0.3 of a die
-	// edge that are die-sized squares.
-	for _, bc := range bigs {
-		chamfer(lab, dist, w, bc.bb, bc.id)
-		t := 0.3 * s0
-		for _, core := range findCores(lab, dist, w, bc.bb, bc.id, float32(t), &seen) {
-			c := rectOf(core)
-			c.w += 2 * t
-			c.h += 2 * t
-			c.edge = (c.w + c.h) / 2
-			aspect := math.Min(c.w, c.h) / math.Max(c.w, c.h)
-			if aspect < 0.75 || c.edge < 0.75*s0 || c.edge > 1.35*s0 {
+	// The die size in detection pixels: known, or estimated from the
+	// square candidates found so far.
+	sd := s0
+	if sd <= 0 {
+		sd = medianSquareEdge(cands)
+	}
+	if sd > 0 {
+		// Touching dice and dice touching a large region: in a region
+		// too large for one die (a cluster whose core was found at half
+		// its own depth, a wall), the parts deeper than 0.3 of a die
+		// edge, cut into die-sized squares.
+		var more []candidate
+		for _, cm := range comps {
+			if !cm.big {
+				if !cm.split {
+					more = append(more, cands[cm.c0:cm.c1]...)
+					continue
+				}
+				over := false
+				for _, c := range cands[cm.c0:cm.c1] {
+					if c.edge > 1.4*sd || math.Max(c.w, c.h) > 1.6*sd {
+						over = true
+					}
+				}
+				if !over {
+					more = append(more, cands[cm.c0:cm.c1]...)
+					continue
+				}
+			}
+			if cm.big && s0 <= 0 {
+				// Without a known die size, a die-sized part of a wall
+				// is too often a guess, and searching the wall's whole
+				// box is costly.
 				continue
 			}
-			c.flatness = flatness(aspect, 1)
-			cands = append(cands, c)
+			t := 0.3 * sd
+			chamfer(lab, dist, w, cm.bb, cm.id)
+			var found []candidate
+			for _, core := range findCores(lab, dist, w, cm.bb, cm.id, float32(t), &seen) {
+				c := rectOf(core)
+				c.w += 2 * t
+				c.h += 2 * t
+				pieces := []candidate{c}
+				if cm.big {
+					c.edge = (c.w + c.h) / 2
+					c.flatness = flatness(math.Min(c.w, c.h)/math.Max(c.w, c.h), 1)
+					pieces[0] = c
+				} else {
+					// A cluster: dice pressed in a row are cut apart.
+					pieces = splitLong(c, 1)
+				}
+				for _, d := range pieces {
+					aspect := math.Min(d.w, d.h) / math.Max(d.w, d.h)
+					if aspect < 0.75 || d.edge < 0.75*sd || d.edge > 1.35*sd {
+						continue
+					}
+					found = append(found, d)
+				}
+			}
+			if cm.big || len(found) > 0 {
+				more = append(more, found...)
+				continue
+			}
+			// Too large for one die, yet no die-sized part: kept only
+			// if it reads.
+			for _, c := range cands[cm.c0:cm.c1] {
+				c.weak = true
+				more = append(more, c)
+			}
 		}
+		cands = more
 	}
 
 	for i := range cands {

@@ -1,7 +1,9 @@
 package vision
 
 import (
+	"image"
 	"math"
+	"sort"
 	"sync"
 )
 
@@ -19,21 +21,32 @@ type faceValue struct {
 	blobs int       // cue 1: pip blobs counted
 	tmpl  int       // cue 2: best template
 	c     candidate // the candidate, its rectangle refined to the face
+	// pipBox bounds the pips cue 1 counted, in frame pixels (empty when
+	// it found none).
+	pipBox image.Rectangle
+	// rot is the turn (radians, within a quarter turn) from the patch's
+	// axes to the fitted pip layout's.
+	rot float64
+	// lv is cue 1's value (0: no layout fits).
+	lv int
 }
 
 // faceScratch holds the per-face buffers a Reader reuses.
 type faceScratch struct {
-	patch [faceN * faceN * 3]float64
-	d     [faceN * faceN]float64
-	bin   [faceN * faceN]bool
-	lab   [faceN * faceN]int16
-	stack []int
-	found []pipBlob
-	g1    [faceN * faceN]float64
-	g2    [faceN * faceN]float64
-	tmp   [faceN * faceN]float64
-	dog   [faceN * faceN]float64
-	cm    [faceN * faceN]float64
+	patch    [faceN * faceN * 3]float64
+	d        [faceN * faceN]float64
+	bin      [faceN * faceN]bool
+	lab      [faceN * faceN]int16
+	stack    []int
+	found    []pipBlob
+	kept     []pipBlob // the blobs components returned
+	keptSave []pipBlob
+	med      [3]float64 // the body's colour (BGR), from pipMap
+	g1       [faceN * faceN]float64
+	g2       [faceN * faceN]float64
+	tmp      [faceN * faceN]float64
+	dog      [faceN * faceN]float64
+	cm       [faceN * faceN]float64
 }
 
 // pipMinContrast is the least pip-map contrast (difference of blurs, sum
@@ -53,11 +66,17 @@ func blur(src, dst, tmp *[faceN * faceN]float64, sigma float64) {
 		k[i] /= sum
 	}
 	for y := 0; y < faceN; y++ {
+		row := src[y*faceN : (y+1)*faceN]
 		for x := 0; x < faceN; x++ {
 			var v float64
-			for i := -rad; i <= rad; i++ {
-				xx := min(max(x+i, 0), faceN-1)
-				v += k[i+rad] * src[y*faceN+xx]
+			if x >= rad && x+rad < faceN {
+				for i, kv := range k[:2*rad+1] {
+					v += kv * row[x-rad+i]
+				}
+			} else {
+				for i := -rad; i <= rad; i++ {
+					v += k[i+rad] * row[min(max(x+i, 0), faceN-1)]
+				}
 			}
 			tmp[y*faceN+x] = v
 		}
@@ -129,7 +148,7 @@ func buildTemplates() {
 							du, dv := u-p[0]*a, v-p[1]*a
 							dd := math.Sqrt(du*du+dv*dv) - rad
 							// Soft disc edge, one pixel wide.
-							val = math.Max(val, clamp(0.5-dd*faceN, 0, 1))
+							val = max(val, clamp(0.5-dd*faceN, 0, 1))
 						}
 						tp.t[y*faceN+x] = val
 						sum += val
@@ -179,6 +198,39 @@ func buildPerms() {
 func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 	templatesOnce.Do(buildTemplates)
 	permsOnce.Do(buildPerms)
+	c = alignAngle(fr, c)
+	fv := s.readAt(fr, c)
+	if fv.value == 0 && fv.lv == 0 {
+		// No layout fits: the rectangle may have cut off the face's
+		// outer pips. Try it a little larger.
+		cb := fv.c
+		cb.w *= 1.15
+		cb.h *= 1.15
+		cb.edge *= 1.15
+		if fb := s.readAt(fr, cb); fb.value > 0 {
+			fb.c = fv.c
+			return fb
+		}
+	}
+	if fv.lv == 0 || math.Abs(fv.rot) < 0.15 {
+		return fv
+	}
+	// The pips' layout shows the face turned from the patch: read again
+	// with the patch turned to the pips, both cues afresh.
+	c2 := fv.c
+	c2.angle += fv.rot
+	fv2 := s.readAt(fr, c2)
+	switch {
+	case fv2.value == 0 && fv.value > 0:
+		return fv
+	case fv2.value > 0 && fv.value > 0 && fv2.value != fv.value:
+		fv2.value, fv2.conf = 0, 0
+	}
+	return fv2
+}
+
+// readAt reads the face in the candidate's rectangle as it is turned.
+func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 	s.sample(fr, c)
 	s.pipMap()
 	if rc, ok := s.refine(c); ok {
@@ -186,9 +238,66 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 		s.sample(fr, c)
 		s.pipMap()
 	}
+	fv := s.cues(c)
+	if fv.conf < 0.9 && s.pipColourMap() {
+		// Again on a map that keeps only the change from the body's
+		// colour towards the pips' (marbling and glare of other hues
+		// fade). A face read on both maps must read the same.
+		fv2 := s.cues(c)
+		switch {
+		case fv.value > 0 && fv2.lv > 0 && fv2.lv != fv.value:
+			fv.value, fv.conf = 0, 0
+		case fv2.value > 0 && fv2.conf > fv.conf && (fv.value == 0 || fv.value == fv2.value):
+			return fv2
+		}
+	}
+	return fv
+}
 
+// pipColourMap replaces the pip map by each pixel's change from the
+// body's colour along the direction to the pips' colour (the median
+// colour at the strongest pip-map maxima), scaled as the colour distance
+// is. It reports false, leaving the map, when the pips' colour is not
+// clearly apart from the body's.
+func (s *faceScratch) pipColourMap() bool {
+	s.peaks()
+	if len(s.kept) == 0 {
+		return false
+	}
+	var pc [3][]float64
+	for _, b := range s.kept {
+		px := min(max(int((b.x+0.5)*faceN), 0), faceN-1)
+		py := min(max(int((b.y+0.5)*faceN), 0), faceN-1)
+		for ch := 0; ch < 3; ch++ {
+			pc[ch] = append(pc[ch], s.patch[(py*faceN+px)*3+ch])
+		}
+	}
+	var dir [3]float64
+	var l1, l2 float64
+	for ch := 0; ch < 3; ch++ {
+		sort.Float64s(pc[ch])
+		dir[ch] = pc[ch][len(pc[ch])/2] - s.med[ch]
+		l1 += math.Abs(dir[ch])
+		l2 += dir[ch] * dir[ch]
+	}
+	if l1 < 60 {
+		return false
+	}
+	l2 = math.Sqrt(l2)
+	k := l1 / (l2 * l2) // projection, scaled to the colour distance
+	for i := 0; i < faceN*faceN; i++ {
+		v := (s.patch[3*i]-s.med[0])*dir[0] + (s.patch[3*i+1]-s.med[1])*dir[1] + (s.patch[3*i+2]-s.med[2])*dir[2]
+		s.d[i] = max(v*k, 0)
+	}
+	return true
+}
+
+// cues reads the pip map with both cues.
+func (s *faceScratch) cues(c candidate) faceValue {
 	// Cue 1: pip blobs and their layout.
 	centres, junk := s.blobs()
+	kept := append(s.keptSave[:0], s.kept...)
+	s.keptSave = kept
 
 	// Cue 2: template correlation on the continuous map.
 	// A grey-level opening (3x3 min, then max) removes glare arcs and
@@ -199,10 +308,10 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 			for dy := -1; dy <= 1; dy++ {
 				for dx := -1; dx <= 1; dx++ {
 					xx, yy := min(max(x+dx, 0), faceN-1), min(max(y+dy, 0), faceN-1)
-					m = math.Min(m, s.dog[yy*faceN+xx])
+					m = min(m, s.dog[yy*faceN+xx])
 				}
 			}
-			s.tmp[y*faceN+x] = math.Max(m, 0)
+			s.tmp[y*faceN+x] = max(m, 0)
 		}
 	}
 	for y := 0; y < faceN; y++ {
@@ -211,7 +320,7 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 			for dy := -1; dy <= 1; dy++ {
 				for dx := -1; dx <= 1; dx++ {
 					xx, yy := min(max(x+dx, 0), faceN-1), min(max(y+dy, 0), faceN-1)
-					m = math.Max(m, s.tmp[yy*faceN+xx])
+					m = max(m, s.tmp[yy*faceN+xx])
 				}
 			}
 			s.cm[y*faceN+x] = m
@@ -239,20 +348,31 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 	if ss > 0 {
 		nrm := math.Sqrt(ss)
 		sx, sy := s.massShift(mean)
+		// The map shifted by (sx, sy) and less its mean, zero where the
+		// shift leaves the inner part.
+		sh := &s.tmp
+		for i := range sh {
+			sh[i] = 0
+		}
+		for y := faceMargin; y < faceN-faceMargin; y++ {
+			yy := y + sy
+			if yy < faceMargin || yy >= faceN-faceMargin {
+				continue
+			}
+			for x := faceMargin; x < faceN-faceMargin; x++ {
+				if xx := x + sx; xx >= faceMargin && xx < faceN-faceMargin {
+					sh[y*faceN+x] = s.cm[yy*faceN+xx] - mean
+				}
+			}
+		}
 		for i := range templates {
 			tp := &templates[i]
 			var dot float64
 			for y := faceMargin; y < faceN-faceMargin; y++ {
-				yy := y + sy
-				if yy < faceMargin || yy >= faceN-faceMargin {
-					continue
-				}
-				for x := faceMargin; x < faceN-faceMargin; x++ {
-					xx := x + sx
-					if xx < faceMargin || xx >= faceN-faceMargin {
-						continue
-					}
-					dot += (s.cm[yy*faceN+xx] - mean) * tp.t[y*faceN+x]
+				o := y*faceN + faceMargin
+				row, trow := sh[o:o+faceN-2*faceMargin], tp.t[o:o+faceN-2*faceMargin]
+				for j, v := range row {
+					dot += v * trow[j]
 				}
 			}
 			if ncc := dot / nrm; ncc > bestPer[tp.value] {
@@ -272,18 +392,54 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 		}
 	}
 
-	lv, lscore, fit := matchLayout(centres)
-	if lv > 0 {
-		// A pip-like response where the layout has no pip: a pip was
-		// missed (a 6 read as a 4, a 3 as a 1).
-		lscore = math.Min(lscore, clamp((0.55-s.emptySpots(fit))/0.25, 0, 1))
+	// The patch stretches the rectangle to a square; fit the layout in
+	// the face's own proportions, so that a face cut short on one side
+	// (a 6 missing a row) does not pass for a square layout (a 4).
+	e := (c.w + c.h) / 2
+	kx, ky := c.w/e, c.h/e
+	layoutCue := func(centres [][2]float64) (int, float64, float64) {
+		for i := range centres {
+			centres[i][0] *= kx
+			centres[i][1] *= ky
+		}
+		lv, lscore, fit := matchLayout(centres)
+		fit.kx, fit.ky = kx, ky
+		if lv > 0 {
+			// A pip-like response where the layout has no pip: a pip
+			// was missed (a 6 read as a 4, a 3 as a 1).
+			lscore = min(lscore, clamp((0.55-s.emptySpots(fit))/0.25, 0, 1))
+		}
+		return lv, lscore, math.Remainder(math.Atan2(fit.b, fit.a), math.Pi/2)
+	}
+	nBlobs := len(centres)
+	lv, lscore, rot := layoutCue(centres)
+	pipBox := s.pipBox(c, kept)
+	if lv != tv {
+		// The same cue from a second pip finder: the pip map's local
+		// maxima, which do not fragment or merge uneven pips.
+		pc := s.peaks()
+		if lv2, ls2, r2 := layoutCue(pc); lv2 == tv && lv2 > 0 {
+			lv, lscore, nBlobs, rot = lv2, ls2, len(pc), r2
+			pipBox = s.pipBox(c, s.kept)
+		}
 	}
 
-	out := faceValue{blobs: len(centres), tmpl: tv, c: c}
-	nccScore := math.Min(clamp((bestPer[tv]-0.25)/0.25, 0, 1), clamp((bestPer[tv]-second)/0.05, 0, 1))
-	score := math.Min(nccScore, lscore)
+	out := faceValue{rot: rot, pipBox: pipBox, blobs: nBlobs, tmpl: tv, c: c, lv: lv}
+	nccScore := min(clamp((bestPer[tv]-0.25)/0.25, 0, 1), clamp((bestPer[tv]-second)/0.05, 0, 1))
+	if lscore >= 0.95 && bestPer[tv] >= 0.2 && bestPer[tv]-second >= 0.03 {
+		// Every pip at its canonical place and nothing pip-like at the
+		// empty ones: the template need only pick the same face by a
+		// clear margin.
+		nccScore = max(nccScore, 0.5)
+	}
+	score := min(nccScore, lscore)
 	if junk {
 		score *= 0.5
+	}
+	if min(c.w, c.h) < 0.8*max(c.w, c.h) {
+		// Far from square: part of the face is hidden or cut off, and a
+		// face missing a row of pips can pass for another.
+		score = min(score, 0.4)
 	}
 	if lv == tv && lv > 0 {
 		out.value = lv
@@ -308,37 +464,25 @@ func (s *faceScratch) sample(fr bgrImage, c candidate) {
 			x0, y0 := int(math.Floor(x)), int(math.Floor(y))
 			fx, fy := x-float64(x0), y-float64(y0)
 			o := (j*faceN + i) * 3
+			// Offsets of the four neighbours, clamped to the frame.
+			xa, xb := min(max(x0, 0), fr.w-1), min(max(x0+1, 0), fr.w-1)
+			ya, yb := min(max(y0, 0), fr.h-1), min(max(y0+1, 0), fr.h-1)
+			o00, o10 := (ya*fr.w+xa)*3, (ya*fr.w+xb)*3
+			o01, o11 := (yb*fr.w+xa)*3, (yb*fr.w+xb)*3
+			w00, w10 := (1-fx)*(1-fy), fx*(1-fy)
+			w01, w11 := (1-fx)*fy, fx*fy
 			for ch := 0; ch < 3; ch++ {
-				p00 := fr.at(x0, y0, ch)
-				p10 := fr.at(x0+1, y0, ch)
-				p01 := fr.at(x0, y0+1, ch)
-				p11 := fr.at(x0+1, y0+1, ch)
-				s.patch[o+ch] = (p00*(1-fx)+p10*fx)*(1-fy) + (p01*(1-fx)+p11*fx)*fy
+				s.patch[o+ch] = float64(fr.pix[o00+ch])*w00 + float64(fr.pix[o10+ch])*w10 +
+					float64(fr.pix[o01+ch])*w01 + float64(fr.pix[o11+ch])*w11
 			}
 		}
 	}
 }
 
-func (b bgrImage) at(x, y, ch int) float64 {
-	if x < 0 {
-		x = 0
-	}
-	if y < 0 {
-		y = 0
-	}
-	if x >= b.w {
-		x = b.w - 1
-	}
-	if y >= b.h {
-		y = b.h - 1
-	}
-	return float64(b.pix[(y*b.w+x)*3+ch])
-}
-
 // pipMap sets d to each pixel's colour distance from the face's body
 // colour (the per-channel median over the patch's inner part).
 func (s *faceScratch) pipMap() {
-	var med [3]float64
+	med := &s.med
 	var hist [256]int
 	for ch := 0; ch < 3; ch++ {
 		for i := range hist {
@@ -372,10 +516,10 @@ func (s *faceScratch) blobs() (centres [][2]float64, junk bool) {
 		for x := faceMargin; x < faceN-faceMargin; x++ {
 			i := y*faceN + x
 			s.dog[i] = s.g1[i] - s.g2[i]
-			peak = math.Max(peak, s.dog[i])
+			peak = max(peak, s.dog[i])
 		}
 	}
-	thr := math.Max(0.4*peak, pipMinContrast)
+	thr := max(0.4*peak, pipMinContrast)
 	for i := range s.bin {
 		s.bin[i] = false
 		s.lab[i] = 0
@@ -392,6 +536,7 @@ func (s *faceScratch) blobs() (centres [][2]float64, junk bool) {
 func (s *faceScratch) components() (centres [][2]float64, junk bool) {
 	var next int16
 	s.found = s.found[:0]
+	s.kept = s.kept[:0]
 	for start := range s.bin {
 		if !s.bin[start] || s.lab[start] != 0 {
 			continue
@@ -430,8 +575,8 @@ func (s *faceScratch) components() (centres [][2]float64, junk bool) {
 		switch {
 		case area < nn*5/1000:
 			// speck
-		case x0 <= faceMargin || y0 <= faceMargin || x1 >= faceN-1-faceMargin || y1 >= faceN-1-faceMargin:
-			// touches the edge: shading, a side face, a shadow
+		case edgeBlob(x0, y0, x1, y1, sx/float64(area), sy/float64(area)):
+			// along the edge: shading, a side face, a shadow
 		case area > nn/6 || bw > faceN/2 || bh > faceN/2 ||
 			float64(area)/float64(bw*bh) < 0.4 || bw > 2*bh+1 || bh > 2*bw+1:
 			junk = true
@@ -448,6 +593,7 @@ func (s *faceScratch) components() (centres [][2]float64, junk bool) {
 	for _, b := range s.found {
 		if 3*b.area >= big {
 			centres = append(centres, [2]float64{b.x, b.y})
+			s.kept = append(s.kept, b)
 		}
 	}
 	return centres, junk
@@ -488,8 +634,7 @@ func matchLayout(c [][2]float64) (int, float64, layoutFit) {
 		for _, p := range perms[k] {
 			// Least-squares similarity (shift, rotation, scale) for this
 			// assignment; the layouts are centred, so the shift is the
-			// pips' mean. The rectified patch is only roughly upright
-			// and square, so a small rotation is allowed.
+			// pips' mean.
 			var sa, sb, den float64
 			for i, j := range p {
 				cx, cy := c[i][0]-tx, c[i][1]-ty
@@ -500,7 +645,11 @@ func matchLayout(c [][2]float64) (int, float64, layoutFit) {
 			}
 			a, b := sa/den, sb/den
 			scale := math.Hypot(a, b)
-			if scale < 0.14 || scale > 0.42 || math.Abs(math.Atan2(b, a)) > 0.45 {
+			// The patch's angle is only a guess: four or more pips may
+			// turn freely, as they fix the turn themselves; two or three
+			// in a row only a little, or any pair of marks at the right
+			// distance would fit.
+			if scale < 0.14 || scale > 0.42 || (k < 4 && math.Abs(math.Atan2(b, a)) > 0.45) {
 				continue
 			}
 			var res float64
@@ -525,6 +674,8 @@ func matchLayout(c [][2]float64) (int, float64, layoutFit) {
 type layoutFit struct {
 	layout       int
 	tx, ty, a, b float64
+	// kx, ky scale patch units to the fit's units (the face's aspect).
+	kx, ky float64
 }
 
 // emptySpots checks the other side of a layout fit: the pip map at the
@@ -535,8 +686,8 @@ func (s *faceScratch) emptySpots(f layoutFit) float64 {
 		return 1
 	}
 	resp := func(x, y float64) float64 {
-		px := int(math.Floor((f.tx + f.a*x - f.b*y + 0.5) * faceN))
-		py := int(math.Floor((f.ty + f.b*x + f.a*y + 0.5) * faceN))
+		px := int(math.Floor(((f.tx+f.a*x-f.b*y)/f.kx + 0.5) * faceN))
+		py := int(math.Floor(((f.ty+f.b*x+f.a*y)/f.ky + 0.5) * faceN))
 		best := 0.0
 		for dy := -1; dy <= 1; dy++ {
 			for dx := -1; dx <= 1; dx++ {
@@ -544,7 +695,7 @@ func (s *faceScratch) emptySpots(f layoutFit) float64 {
 				if xx < 0 || yy < 0 || xx >= faceN || yy >= faceN {
 					continue
 				}
-				best = math.Max(best, s.dog[yy*faceN+xx])
+				best = max(best, s.dog[yy*faceN+xx])
 			}
 		}
 		return best
@@ -554,7 +705,7 @@ func (s *faceScratch) emptySpots(f layoutFit) float64 {
 	used := map[[2]float64]bool{}
 	for _, p := range l.pts {
 		used[p] = true
-		minIn = math.Min(minIn, resp(p[0], p[1]))
+		minIn = min(minIn, resp(p[0], p[1]))
 	}
 	if minIn <= 0 {
 		return 1
@@ -565,7 +716,7 @@ func (s *faceScratch) emptySpots(f layoutFit) float64 {
 			if used[[2]float64{x, y}] {
 				continue
 			}
-			maxOut = math.Max(maxOut, resp(x, y))
+			maxOut = max(maxOut, resp(x, y))
 		}
 	}
 	return maxOut / minIn
@@ -661,3 +812,188 @@ func (s *faceScratch) refine(c candidate) (candidate, bool) {
 	c.edge = (c.w + c.h) / 2
 	return c, true
 }
+
+// edgeBlob reports a blob that lies along the patch's edge rather than
+// inside the face: its centre is in the outer band, or it touches the
+// inner region's border and is long along it.
+func edgeBlob(x0, y0, x1, y1 int, cx, cy float64) bool {
+	const band = faceMargin + 1.5
+	if cx < band || cy < band || cx > faceN-band || cy > faceN-band {
+		return true
+	}
+	bw, bh := x1-x0+1, y1-y0+1
+	if (x0 <= faceMargin || x1 >= faceN-1-faceMargin) && bh > bw+2 {
+		return true
+	}
+	if (y0 <= faceMargin || y1 >= faceN-1-faceMargin) && bw > bh+2 {
+		return true
+	}
+	return false
+}
+
+// alignAngle turns a square-looking candidate to the face's own axes. The
+// segmented footprint of a die with rounded corners is nearly round, so
+// its rectangle's angle is a poor guess; the die's outline and its rows
+// of pips have strong edges along the face's axes. The dominant gradient
+// direction modulo a quarter turn (magnitude-weighted mean of 4 theta over
+// the rectangle) gives that angle; round pips add no preferred direction.
+func alignAngle(fr bgrImage, c candidate) candidate {
+	if min(c.w, c.h)/max(c.w, c.h) < 0.8 {
+		return c
+	}
+	bb := c.box()
+	x0, y0 := max(bb.Min.X, 1), max(bb.Min.Y, 1)
+	x1, y1 := min(bb.Max.X, fr.w-1), min(bb.Max.Y, fr.h-1)
+	co, si := math.Cos(c.angle), math.Sin(c.angle)
+	hw, hh := 0.6*c.w, 0.6*c.h
+	grey := func(x, y int) float64 {
+		o := (y*fr.w + x) * 3
+		return float64(fr.pix[o]) + float64(fr.pix[o+1]) + float64(fr.pix[o+2])
+	}
+	var sc, ss, sm float64
+	for y := y0; y < y1; y++ {
+		for x := x0; x < x1; x++ {
+			dx, dy := float64(x)+0.5-c.cx, float64(y)+0.5-c.cy
+			if u, v := dx*co+dy*si, -dx*si+dy*co; math.Abs(u) > hw || math.Abs(v) > hh {
+				continue
+			}
+			gx := grey(x+1, y) - grey(x-1, y)
+			gy := grey(x, y+1) - grey(x, y-1)
+			m2 := gx*gx + gy*gy
+			if m2 == 0 {
+				continue
+			}
+			// cos and sin of 4 theta from the gradient vector.
+			c2 := (gx*gx - gy*gy) / m2
+			s2 := 2 * gx * gy / m2
+			m := math.Sqrt(m2)
+			sc += m * (c2*c2 - s2*s2)
+			ss += m * 2 * c2 * s2
+			sm += m
+		}
+	}
+	if sm == 0 || math.Hypot(sc, ss) < 0.15*sm {
+		return c // no clear direction
+	}
+	a := math.Atan2(ss, sc) / 4
+	// Nearest to the rectangle's own angle modulo a quarter turn.
+	d := math.Remainder(a-c.angle, math.Pi/2)
+	c.angle += d
+	return c
+}
+
+// pipBox is the frame-pixel bounding box of the pip blobs kept by the
+// last call to components (each taken as a disc of its area), for the
+// candidate whose face the patch holds.
+func (s *faceScratch) pipBox(c candidate, kept []pipBlob) image.Rectangle {
+	if len(kept) == 0 {
+		return image.Rectangle{}
+	}
+	const shrink = 0.94 // as in sample
+	co, si := math.Cos(c.angle), math.Sin(c.angle)
+	pu, pv := c.w*shrink/faceN, c.h*shrink/faceN
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, b := range kept {
+		u, v := b.x*c.w*shrink, b.y*c.h*shrink
+		x, y := c.cx+u*co-v*si, c.cy+u*si+v*co
+		r := math.Sqrt(float64(b.area)/math.Pi) * (pu + pv) / 2
+		x0, y0 = min(x0, x-r), min(y0, y-r)
+		x1, y1 = max(x1, x+r), max(y1, y+r)
+	}
+	return image.Rect(int(math.Floor(x0)), int(math.Floor(y0)), int(math.Ceil(x1)), int(math.Ceil(y1)))
+}
+
+// peaks returns the pip centres as the local maxima of the pip map's
+// difference of blurs: at most one per pip-sized neighbourhood, at least
+// pipPeakRel of the strongest and above pipMinContrast, away from the
+// patch's edge band. Unlike thresholded blobs, pips of uneven contrast do
+// not fragment or merge.
+func (s *faceScratch) peaks() [][2]float64 {
+	type pk struct {
+		i int
+		v float64
+	}
+	var ps []pk
+	lo, hi := faceMargin+1, faceN-faceMargin-1
+	for y := lo; y < hi; y++ {
+		for x := lo; x < hi; x++ {
+			i := y*faceN + x
+			v := s.dog[i]
+			if v <= pipMinContrast {
+				continue
+			}
+			isMax := true
+			for dy := -1; dy <= 1 && isMax; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					j := i + dy*faceN + dx
+					if j == i {
+						continue
+					}
+					if s.dog[j] > v || (s.dog[j] == v && j < i) {
+						isMax = false
+						break
+					}
+				}
+			}
+			if isMax {
+				ps = append(ps, pk{i, v})
+			}
+		}
+	}
+	sort.Slice(ps, func(a, b int) bool { return ps[a].v > ps[b].v })
+	const nms = 4.5
+	s.kept = s.kept[:0]
+	var out [][2]float64
+	var acc []pk
+	for _, p := range ps {
+		if p.v < pipPeakRel*ps[0].v {
+			break
+		}
+		px, py := p.i%faceN, p.i/faceN
+		ok := true
+		for _, q := range acc {
+			if math.Hypot(float64(px-q.i%faceN), float64(py-q.i/faceN)) < nms {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		acc = append(acc, p)
+		// Sub-pixel centre and size from the neighbourhood above half
+		// the peak.
+		var sw, sx, sy float64
+		area := 0
+		for dy := -2; dy <= 2; dy++ {
+			for dx := -2; dx <= 2; dx++ {
+				xx, yy := px+dx, py+dy
+				if xx < 0 || yy < 0 || xx >= faceN || yy >= faceN {
+					continue
+				}
+				wv := s.dog[yy*faceN+xx] - 0.5*p.v
+				if wv <= 0 {
+					continue
+				}
+				area++
+				sw += wv
+				sx += wv * (float64(xx) + 0.5)
+				sy += wv * (float64(yy) + 0.5)
+			}
+		}
+		cx, cy := sx/sw, sy/sw
+		const band = faceMargin + 1.5
+		if cx < band || cy < band || cx > faceN-band || cy > faceN-band {
+			continue
+		}
+		b := pipBlob{cx/faceN - 0.5, cy/faceN - 0.5, area}
+		s.kept = append(s.kept, b)
+		out = append(out, [2]float64{b.x, b.y})
+		if len(out) > 6 {
+			break
+		}
+	}
+	return out
+}
+
+const pipPeakRel = 0.55

@@ -179,9 +179,14 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 		d.CX, d.CY = c.cx+float64(roi.Min.X), c.cy+float64(roi.Min.Y)
 		d.EdgePx = c.edge
 		d.Box = c.box().Add(roi.Min).Intersect(roi)
+		if !fv.pipBox.Empty() {
+			d.PipBox = fv.pipBox.Add(roi.Min).Intersect(roi)
+		}
 		d.Confidence = fv.conf
 		if fv.value > 0 && fv.conf >= r.opts.MinConfidence {
 			d.Value = fv.value
+		} else if c.weak {
+			continue
 		}
 		out = append(out, d)
 	}

@@ -6,6 +6,11 @@ import "image"
 type Detection struct {
 	// Box is the die's top face bounding box in pixels.
 	Box image.Rectangle `json:"box"`
+	// PipBox bounds the pips the reader counted on the top face, in
+	// pixels (empty when it found none). It is not the die: some label
+	// sets box the pips rather than the face, and a harness may match
+	// either box against them.
+	PipBox image.Rectangle `json:"pip_box"`
 	// CX and CY are the top face centre in pixels.
 	CX float64 `json:"cx"`
 	CY float64 `json:"cy"`
