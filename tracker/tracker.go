@@ -206,8 +206,11 @@ func (t *Tracker) Tick(nowMS int64) []rules.Throw {
 	switch t.phase {
 	case throwing:
 		if nowMS-t.cur.StartMS >= t.cfg.MaxDurationMS {
-			t.cur.AtRestMS = nowMS
-			t.restAt = nowMS
+			// Closed when its time ran out, not when the clock was next
+			// looked at (at the end of a recording, that is far later).
+			end := t.cur.StartMS + t.cfg.MaxDurationMS
+			t.cur.AtRestMS = end
+			t.restAt = end
 			t.phase = closing
 			// No at-rest frame: whatever was not read is missing.
 		}

@@ -245,3 +245,24 @@ func TestStaffCallOutsideThrowIsRefused(t *testing.T) {
 		t.Fatal("a call after the grace period was accepted")
 	}
 }
+
+// TestMaxDurationClosesAtItsEnd: a throw that never comes to rest is
+// closed at start + MaxDurationMS, even when the clock is next looked at
+// much later (the daemon ticks far ahead at the end of a recording); its
+// at-rest time is not that later tick.
+func TestMaxDurationClosesAtItsEnd(t *testing.T) {
+	tr := New(Config{Game: rules.Craps, DiceThrown: 2, MaxDurationMS: 15000})
+	if got := tr.Frame(Observation{AtMS: 1000, Motion: true, Present: 2, Appeared: []int64{1000, 1000}}); len(got) != 0 {
+		t.Fatalf("decided at once: %+v", got)
+	}
+	if got := tr.Tick(10000); len(got) != 0 {
+		t.Fatalf("closed before its time: %+v", got)
+	}
+	got := tr.Tick(1000 + 1<<40)
+	if len(got) != 1 {
+		t.Fatalf("%d throws from the late tick, want 1", len(got))
+	}
+	if got[0].StartMS != 1000 || got[0].AtRestMS != 16000 {
+		t.Errorf("throw window %d..%d, want 1000..16000", got[0].StartMS, got[0].AtRestMS)
+	}
+}
