@@ -51,9 +51,6 @@ type restDie struct {
 	area       int     // pixels that differ from the background
 	value      int
 	pips       [][2]float64 // where the counted pips are, in frame pixels (when value != 0)
-	regrown    bool         // read on the second look (regrow)
-	outside    float64      // regrown: clear difference outside the square, in die areas
-	shift      float64      // regrown: how far it was moved onto its pips, in die edges
 	confidence float64
 	flatness   float64
 }
@@ -121,6 +118,7 @@ func readRest(fr, bg bgrPatch, edge float64) []restDie {
 		for _, g := range grown {
 			if math.Hypot(p.cx-g.cx, p.cy-g.cy) < 0.6*edge {
 				covered = true
+				break
 			}
 		}
 		if !covered {
@@ -235,7 +233,6 @@ func regrow(left [][]int, dist []uint8, done []restDie, fr bgrPatch, edge float6
 			continue
 		}
 		if d.value != 0 && allMarksCounted(d, fr, dist, edge) {
-			d.regrown, d.outside, d.shift = true, outside, shift/edge
 			out = append(out, d)
 		}
 	}
@@ -299,42 +296,25 @@ const restWhite = 150
 // print of nearly its colour stands out at its dark rim and its pips more
 // than in between.
 func fillHoles(m []bool, w, h int) []bool {
-	outside := make([]bool, len(m))
-	var stack []int
-	push := func(i int) {
-		if !m[i] && !outside[i] {
-			outside[i] = true
-			stack = append(stack, i)
-		}
-	}
-	for x := 0; x < w; x++ {
-		push(x)
-		push((h-1)*w + x)
-	}
-	for y := 0; y < h; y++ {
-		push(y * w)
-		push(y*w + w - 1)
-	}
-	for len(stack) > 0 {
-		i := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		x, y := i%w, i/w
-		if x > 0 {
-			push(i - 1)
-		}
-		if x < w-1 {
-			push(i + 1)
-		}
-		if y > 0 {
-			push(i - w)
-		}
-		if y < h-1 {
-			push(i + w)
-		}
-	}
 	out := make([]bool, len(m))
-	for i := range m {
-		out[i] = !outside[i]
+	gaps := make([]bool, len(m))
+	for i, v := range m {
+		out[i], gaps[i] = v, !v
+	}
+	// A gap that reaches the patch's border is outside; any other is a hole.
+	for _, c := range components(gaps, w, h) {
+		inside := true
+		for _, p := range c {
+			if x, y := p%w, p/w; x == 0 || y == 0 || x == w-1 || y == h-1 {
+				inside = false
+				break
+			}
+		}
+		if inside {
+			for _, p := range c {
+				out[p] = true
+			}
+		}
 	}
 	return out
 }
