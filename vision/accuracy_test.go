@@ -261,11 +261,21 @@ func writeDebug(dir, name string, img gocv.Mat, truth []gtDie, dets []Detection,
 	gocv.IMWrite(filepath.Join(dir, strings.TrimSuffix(name, filepath.Ext(name))+".png"), out)
 }
 
-func (tl *tally) report() string {
+func (tl *tally) report() string { return tl.detectionReport() + tl.valueReport() }
+
+// detectionReport is the detection part of report.
+func (tl *tally) detectionReport() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "images %d, labelled dice %d, detections %d, matched %d\n", tl.images, tl.truth, tl.found, tl.matched)
 	fmt.Fprintf(&b, "detection: recall %.2f%%  precision %.2f%%  (IoU >= 0.3)\n", 100*tl.recall(), 100*tl.precision())
 	fmt.Fprintf(&b, "secondary: recall %.2f%% by label-box centre inside a detection box\n", 100*ratio(tl.centreMatched, tl.truth))
+	return b.String()
+}
+
+// valueReport is the value part of report: rates among tl.matched dice
+// and the confusion matrix.
+func (tl *tally) valueReport() string {
+	var b strings.Builder
 	fmt.Fprintf(&b, "value among detected: correct %.2f%%  wrong %.2f%%  unreadable %.2f%%  (confidently wrong: %d)\n",
 		100*ratio(tl.correct(), tl.matched), 100*ratio(tl.wrong(), tl.matched), 100*ratio(tl.unreadable(), tl.matched), tl.confidentWrong)
 	b.WriteString("confusion (rows: true face, columns: read; ? = unreadable)\n       ?     1     2     3     4     5     6\n")
