@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dicewatch/dicewatch/vision/motion"
 )
 
 // cpuTime is the process's user+system CPU time so far. On a shared,
@@ -92,4 +94,31 @@ func BenchmarkReadAtRest720(b *testing.B) {
 			reportCPU(b, cpu0)
 		})
 	}
+	// The daemon's read of the same frame: the at-rest reader against the
+	// empty table, around the places where the tracker saw the dice stop.
+	b.Run("daemon", func(b *testing.B) {
+		bg := drawTable(1280, 720, nil, 2) // the empty table, other camera noise
+		defer bg.Close()
+		ar := &motion.AtRest{}
+		for _, d := range dice {
+			box := image.Rect(int(d.cx-d.edge), int(d.cy-d.edge), int(d.cx+d.edge), int(d.cy+d.edge))
+			ar.Dice = append(ar.Dice, motion.Candidate{Box: box, CX: d.cx, CY: d.cy})
+		}
+		dieAt := func(x, y float64) float64 { return 30 }
+		times := make([]time.Duration, 0, b.N)
+		cpu0 := cpuTime()
+		for i := 0; i < b.N; i++ {
+			t0 := time.Now()
+			got, err := readAtRest(nil, img, bg, ar, dieAt)
+			if err != nil {
+				b.Fatal(err)
+			}
+			times = append(times, time.Since(t0))
+			if len(got) != 2 || got[0].Value*got[1].Value != dice[0].value*dice[1].value {
+				b.Fatalf("read %+v, want two read dice", got)
+			}
+		}
+		reportMedian(b, times)
+		reportCPU(b, cpu0)
+	})
 }
