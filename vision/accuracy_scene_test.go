@@ -131,7 +131,7 @@ func restScenes(t *testing.T, sess *scene.Session, n int) {
 	}
 	const stackCut = 1.12 // rules.DefaultStackedSizeRatio
 	var tl tally
-	var flatN, falseCocked, cockedN, cockedFlagged, cockedNoRoll, stackN, stackHit int
+	var flatN, falseCocked, cockedN, cockedFlagged, cockedNoRoll, stackN, stackHit, underN int
 	for _, th := range sess.Truth() {
 		if _, err := sess.Render(th.AtRestFrame, &frame); err != nil {
 			t.Fatal(err)
@@ -158,9 +158,17 @@ func restScenes(t *testing.T, sess *scene.Session, n int) {
 		tl.found += len(dets)
 		tl.matched += len(pairs)
 		tl.centreMatched += centreMatches(truth, dets)
+		under := map[int]bool{} // dice another die rests on: their top face is hidden
+		for _, d := range dt {
+			if d.OnDie != nil {
+				under[*d.OnDie] = true
+			}
+		}
 		for _, p := range pairs {
 			g, d, tr := truth[p[0]], dets[p[1]], dt[p[0]]
 			switch {
+			case under[tr.Die]:
+				underN++
 			case tr.OnDie != nil:
 				stackN++
 				if d.SizeRatio >= stackCut {
@@ -180,12 +188,17 @@ func restScenes(t *testing.T, sess *scene.Session, n int) {
 					falseCocked++
 				}
 				tl.confusion[g.value][d.Value]++
-				if d.Value != 0 && d.Value != g.value && d.Confidence >= 0.9 {
-					tl.confidentWrong++
+				if d.Value != 0 && d.Value != g.value {
+					t.Logf("at-rest wrong: throw %d (%s) die %d: %d read as %d (confidence %.2f, flatness %.2f, size %.2f) at %v, zone %s",
+						th.Throw, th.Kind, tr.Die, g.value, d.Value, d.Confidence, d.Flatness, d.SizeRatio, d.Box, tr.Zone)
+					if d.Confidence >= 0.9 {
+						tl.confidentWrong++
+					}
 				}
 			}
 		}
 	}
+	t.Logf("at-rest: %d matched dice lie under a stacked die (not scored)", underN)
 	vt := tl
 	vt.matched = flatN
 	t.Logf("at-rest reader (the daemon's: empty-table frame, truth rest boxes as the tracker's places), %d throws\n%s", n, tl.detectionReport())
