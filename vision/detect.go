@@ -6,7 +6,9 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"os"
 	"sort"
+	"strconv"
 	"unsafe"
 
 	"gocv.io/x/gocv"
@@ -112,32 +114,24 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vision: frame data: %w", err)
 	}
-	// A die differs from the local background in colour, or is much
-	// darker or brighter than it; a shadow is only moderately darker and
-	// keeps the background's colour.
-	var hist [256]int
-	for i := range mpix {
-		pb, pg, pr := int(fpix[3*i]), int(fpix[3*i+1]), int(fpix[3*i+2])
-		bb, bg, br := int(bpix[3*i]), int(bpix[3*i+1]), int(bpix[3*i+2])
-		pm, bm := (pb+pg+pr)/3, (bb+bg+br)/3
-		m := absInt((pb-pm)-(bb-bm)) + absInt((pg-pm)-(bg-bm)) + absInt((pr-pm)-(br-bm))
-		if bm > 0 {
-			// Brightness change beyond what a soft shadow does.
-			q := 256 * pm / bm
-			switch {
-			case q < 150:
-				m = max(m, (150-q)*2)
-			case q > 280:
-				m = max(m, (q-280)*2)
-			}
-		}
-		m = min(m, 255)
-		mpix[i] = uint8(m)
-		hist[m]++
+	thr := diffMask(fpix, bpix, mpix)
+	// Second look at the background without the foreground: dice, walls
+	// and their neighbourhood tint the median where they are dense (a
+	// heap of dice, a tray's dark wall), and the floor there then differs
+	// from it. The background is re-estimated from the pixels the first
+	// mask left out; cells with too few of them take their neighbours'.
+	spix, err := r.small.DataPtrUint8()
+	if err != nil || len(spix) < 3*sw*sh {
+		return nil, fmt.Errorf("vision: background cells: %w", errBadMat)
 	}
-	// Threshold above the background's own variation.
-	med := percentile(hist[:], len(mpix), 0.5)
-	thr := uint8(clamp(float64(med)*3+14, 20, 60))
+	if zzRefine && refineBackground(fpix, mpix, uint8(float64(thr)*zzEx), w, h, spix, sw, sh, &r.cellBuf) {
+		gocv.MedianBlur(r.small, &r.smed, zzMed)
+		gocv.Resize(r.smed, &r.bg, image.Pt(w, h), 0, 0, gocv.InterpolationLinear)
+		if bpix, err = r.bg.DataPtrUint8(); err != nil {
+			return nil, fmt.Errorf("vision: background data: %w", err)
+		}
+		thr = diffMask(fpix, bpix, mpix)
+	}
 	for i, m := range mpix {
 		if m > thr {
 			mpix[i] = 255
@@ -163,8 +157,17 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	if s0 > 0 {
 		holeMax = s0 * s0
 	}
-	if err := r.fillHoles(int(holeMax)); err != nil {
+	if err := fillMatHoles(&r.tmp, &r.hier, int(holeMax), 255); err != nil {
 		return nil, err
+	}
+	minArea := 60
+	if s0 > 0 {
+		minArea = int(0.2 * s0 * s0)
+	}
+	if zzGrad > 0 {
+		if err := r.addOutlined(fpix, w, h, int(holeMax), minArea); err != nil {
+			return nil, err
+		}
 	}
 	gocv.MorphologyEx(r.tmp, &r.mask, gocv.MorphOpen, r.openK)
 
@@ -185,9 +188,23 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		return nil, fmt.Errorf("vision: component stats: %w", errBadMat)
 	}
 	stats := unsafe.Slice((*int32)(unsafe.Pointer(&sb[0])), 5*n)
-	minArea := 60
-	if s0 > 0 {
-		minArea = int(0.2 * s0 * s0)
+	// Each component's pixels that differ from the background in colour
+	// or brightness (255), not only by an edge or as a filled hole (128).
+	if cap(r.colourBuf) < n {
+		r.colourBuf = make([]int32, n)
+	}
+	colour := r.colourBuf[:n]
+	for i := range colour {
+		colour[i] = 0
+	}
+	mk, err := r.mask.DataPtrUint8()
+	if err != nil || len(mk) < w*h {
+		return nil, fmt.Errorf("vision: mask data: %w", errBadMat)
+	}
+	for i, v := range mk[:w*h] {
+		if v == 255 {
+			colour[lab[i]]++
+		}
 	}
 	var cands []candidate
 	type comp struct {
@@ -197,6 +214,9 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		c1    int
 		big   bool
 		split bool // its cores were found at a depth set by its own size
+		// edge: found mostly by its outline, not its colour; its
+		// candidates are kept only when they read.
+		edge bool
 	}
 	var comps []comp
 	seen := r.seen
@@ -230,7 +250,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		if s0 > 0 && t > 0.3*s0 {
 			t = 0.3 * s0
 		}
-		cm := comp{id: int32(i), bb: bb, c0: len(cands), split: s0 <= 0}
+		cm := comp{id: int32(i), bb: bb, c0: len(cands), split: s0 <= 0, edge: float64(colour[i]) < zzEdgeFrac*float64(area)}
 		cores := findCores(lab, dist, w, bb, int32(i), float32(t), &seen)
 		for _, core := range cores {
 			c := rectOf(core)
@@ -243,6 +263,11 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			cands = append(cands, splitLong(c, fill)...)
 		}
 		cm.c1 = len(cands)
+		if cm.edge {
+			for k := cm.c0; k < cm.c1; k++ {
+				cands[k].weak = true
+			}
+		}
 		comps = append(comps, cm)
 	}
 
@@ -251,6 +276,9 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	sd := s0
 	if sd <= 0 {
 		sd = medianSquareEdge(cands)
+		if os.Getenv("ZZSPREAD") != "" {
+			fmt.Println("SPREAD", edgeSpread(cands))
+		}
 	}
 	if sd > 0 {
 		// Touching dice and dice touching a large region: in a region
@@ -275,7 +303,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 					continue
 				}
 			}
-			if cm.big && s0 <= 0 {
+			if cm.big && s0 <= 0 && !zzBig {
 				// Without a known die size, a die-sized part of a wall
 				// is too often a guess, and searching the wall's whole
 				// box is costly.
@@ -289,10 +317,15 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 				c.w += 2 * t
 				c.h += 2 * t
 				pieces := []candidate{c}
-				if cm.big {
+				if cm.big && !(zzBigSplit && s0 <= 0) {
 					c.edge = (c.w + c.h) / 2
 					c.flatness = flatness(math.Min(c.w, c.h)/math.Max(c.w, c.h), 1)
 					pieces[0] = c
+				} else if g := gridSplit(c, sd, func(x, y int) bool {
+					return x >= 0 && y >= 0 && x < w && y < h && lab[y*w+x] == cm.id
+				}); zzGrid && g != nil && float64(stats[5*cm.id+4]) < zzGridMax*c.w*c.h {
+					// Dice pressed in a block (two rows or more).
+					pieces = g
 				} else {
 					// A cluster: dice pressed in a row are cut apart.
 					pieces = splitLong(c, 1)
@@ -306,6 +339,11 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 				}
 			}
 			if cm.big || len(found) > 0 {
+				if cm.big && s0 <= 0 || cm.edge {
+					for i := range found {
+						found[i].weak = true
+					}
+				}
 				more = append(more, found...)
 				continue
 			}
@@ -469,6 +507,49 @@ func splitLong(c candidate, fill float64) []candidate {
 	return out
 }
 
+// gridSplit cuts a rectangle at least two dice wide both ways (dice
+// pressed together in a block, an L or a T) into a grid of die-sized
+// cells along its sides, and keeps the cells that in(x, y) (a pixel of
+// the region) covers. It returns nil for a rectangle less than two dice
+// wide either way.
+func gridSplit(c candidate, sd float64, in func(x, y int) bool) []candidate {
+	if math.Min(c.w, c.h) < 1.6*sd {
+		return nil
+	}
+	nu, nv := int(math.Round(c.w/sd)), int(math.Round(c.h/sd))
+	nu, nv = min(nu, 4), min(nv, 4)
+	cw, ch := c.w/float64(nu), c.h/float64(nv)
+	ux, uy := math.Cos(c.angle), math.Sin(c.angle)
+	vx, vy := -uy, ux
+	var out []candidate
+	for i := 0; i < nu; i++ {
+		for j := 0; j < nv; j++ {
+			ou := (float64(i) + 0.5 - float64(nu)/2) * cw
+			ov := (float64(j) + 0.5 - float64(nv)/2) * ch
+			d := candidate{cx: c.cx + ou*ux + ov*vx, cy: c.cy + ou*uy + ov*vy, w: cw, h: ch, angle: c.angle}
+			// Coverage on a 6x6 grid over the cell's inner 80%.
+			hit := 0
+			for a := 0; a < 6; a++ {
+				for b := 0; b < 6; b++ {
+					su := (float64(a) - 2.5) / 6 * 0.8 * cw
+					sv := (float64(b) - 2.5) / 6 * 0.8 * ch
+					if in(int(d.cx+su*ux+sv*vx), int(d.cy+su*uy+sv*vy)) {
+						hit++
+					}
+				}
+			}
+			fill := float64(hit) / 36
+			if fill < zzGridFill {
+				continue
+			}
+			d.edge = (cw + ch) / 2
+			d.flatness = flatness(math.Min(cw, ch)/math.Max(cw, ch), fill)
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // flatness scores how much a footprint looks like a flat die's square top
 // face: 1 for a full square, lower for a rectangle or a ragged outline.
 func flatness(aspect, fill float64) float64 {
@@ -495,17 +576,18 @@ func clamp(v, lo, hi float64) float64 {
 	return math.Max(lo, math.Min(hi, v))
 }
 
-// fillHoles fills the holes in r.tmp's regions smaller than maxArea
-// (pips, glare on a die's face) that the closing left open. Larger holes
-// (the floor inside a tray's walls) stay open.
-func (r *Reader) fillHoles(maxArea int) error {
-	cs := gocv.FindContoursWithParams(r.tmp, &r.hier, gocv.RetrievalCComp, gocv.ChainApproxSimple)
+// fillMatHoles fills (with value v) the holes in m's regions smaller than
+// maxArea (pips, glare on a die's face) that the closing left open.
+// Larger holes (the floor inside a tray's walls) stay open. hier is
+// scratch.
+func fillMatHoles(m, hierM *gocv.Mat, maxArea int, v uint8) error {
+	cs := gocv.FindContoursWithParams(*m, hierM, gocv.RetrievalCComp, gocv.ChainApproxSimple)
 	defer cs.Close()
 	n := cs.Size()
 	if n == 0 {
 		return nil
 	}
-	hb, err := r.hier.DataPtrUint8()
+	hb, err := hierM.DataPtrUint8()
 	if err != nil || len(hb) < 16*n {
 		return fmt.Errorf("vision: contour hierarchy: %w", errBadMat)
 	}
@@ -522,7 +604,7 @@ func (r *Reader) fillHoles(maxArea int) error {
 		}
 	}
 	if holes.Size() > 0 {
-		gocv.FillPoly(&r.tmp, holes, color.RGBA{255, 255, 255, 0})
+		gocv.FillPoly(m, holes, color.RGBA{v, v, v, 0})
 	}
 	return nil
 }
@@ -621,4 +703,280 @@ func medianSquareEdge(cands []candidate) float64 {
 		}
 	}
 	return edges[len(edges)-1]
+}
+
+// diffMask sets mpix to each pixel's difference from the background
+// (0-255) and returns the threshold above which a pixel is foreground.
+func diffMask(fpix, bpix, mpix []uint8) uint8 {
+	var hist [256]int
+	// A die differs from the local background in colour, or is much
+	// darker or brighter than it; a shadow is only moderately darker and
+	// keeps the background's colour.
+	for i := range mpix {
+		pb, pg, pr := int(fpix[3*i]), int(fpix[3*i+1]), int(fpix[3*i+2])
+		bb, bg, br := int(bpix[3*i]), int(bpix[3*i+1]), int(bpix[3*i+2])
+		pm, bm := (pb+pg+pr)/3, (bb+bg+br)/3
+		m := absInt((pb-pm)-(bb-bm)) + absInt((pg-pm)-(bg-bm)) + absInt((pr-pm)-(br-bm))
+		if bm > 0 {
+			// Brightness change beyond what a soft shadow does.
+			q := 256 * pm / bm
+			switch {
+			case q < 150:
+				m = max(m, (150-q)*2)
+			case q > 280:
+				m = max(m, (q-280)*2)
+			}
+		}
+		m = min(m, 255)
+		mpix[i] = uint8(m)
+		hist[m]++
+	}
+	// Threshold above the background's own variation.
+	med := percentile(hist[:], len(mpix), 0.5)
+	thr := uint8(clamp(float64(med)*3+14, 20, 60))
+	return thr
+}
+
+// refineBackground re-estimates the background cells (spix, sw x sh BGR)
+// as the mean of the frame pixels whose difference m is at most thr.
+// A cell with too few such pixels takes the mean of its filled
+// neighbours, repeatedly. It reports false (spix untouched) when no cell
+// has enough background.
+func refineBackground(fpix, mpix []uint8, thr uint8, w, h int, spix []uint8, sw, sh int, buf *[]int32) bool {
+	n := sw * sh
+	if cap(*buf) < 4*n {
+		*buf = make([]int32, 4*n)
+	}
+	acc := (*buf)[:4*n]
+	for i := range acc {
+		acc[i] = 0
+	}
+	for y := 0; y < h; y++ {
+		cy := y * sh / h
+		row := cy * sw
+		for x := 0; x < w; x++ {
+			i := y*w + x
+			if mpix[i] > thr {
+				continue
+			}
+			c := 4 * (row + x*sw/w)
+			acc[c] += int32(fpix[3*i])
+			acc[c+1] += int32(fpix[3*i+1])
+			acc[c+2] += int32(fpix[3*i+2])
+			acc[c+3]++
+		}
+	}
+	// Enough: a quarter of the cell's pixels.
+	need := int32(max(1, w*h/n/4))
+	filled := 0
+	for c := 0; c < n; c++ {
+		if k := acc[4*c+3]; k >= need {
+			spix[3*c] = uint8(acc[4*c] / k)
+			spix[3*c+1] = uint8(acc[4*c+1] / k)
+			spix[3*c+2] = uint8(acc[4*c+2] / k)
+			acc[4*c+3] = 1
+			filled++
+		} else {
+			acc[4*c+3] = 0
+		}
+	}
+	if filled == 0 {
+		return false
+	}
+	for filled < n {
+		var next []int
+		for cy := 0; cy < sh; cy++ {
+			for cx := 0; cx < sw; cx++ {
+				c := cy*sw + cx
+				if acc[4*c+3] != 0 {
+					continue
+				}
+				var sb, sg, sr, k int
+				for dy := -1; dy <= 1; dy++ {
+					for dx := -1; dx <= 1; dx++ {
+						x, y := cx+dx, cy+dy
+						if x < 0 || y < 0 || x >= sw || y >= sh || acc[4*(y*sw+x)+3] != 1 {
+							continue
+						}
+						d := 3 * (y*sw + x)
+						sb += int(spix[d])
+						sg += int(spix[d+1])
+						sr += int(spix[d+2])
+						k++
+					}
+				}
+				if k > 0 {
+					spix[3*c] = uint8(sb / k)
+					spix[3*c+1] = uint8(sg / k)
+					spix[3*c+2] = uint8(sr / k)
+					next = append(next, c)
+				}
+			}
+		}
+		for _, c := range next {
+			acc[4*c+3] = 1
+		}
+		filled += len(next)
+	}
+	return true
+}
+
+var zzBig = zzEnvI("ZZBIG", 0) == 1
+var zzBigSplit = zzEnvI("ZZBIGSPLIT", 0) == 1
+var zzGrid = zzEnvI("ZZGRID", 1) == 1
+var zzGridFill = zzEnvF("ZZGRIDFILL", 0.8)
+var zzGridMax = zzEnvF("ZZGRIDMAX", 0.85)
+var zzMed = zzEnvI("ZZMED", 3)
+var zzEx = zzEnvF("ZZEX", 1)
+var zzRefine = zzEnvI("ZZREF", 1) == 1
+
+func zzEnvF(k string, d float64) float64 {
+	if v, err := strconv.ParseFloat(os.Getenv(k), 64); err == nil {
+		return v
+	}
+	return d
+}
+func zzEnvI(k string, d int) int {
+	if v, err := strconv.Atoi(os.Getenv(k)); err == nil {
+		return v
+	}
+	return d
+}
+
+// edgeSpread is the relative spread ((p75-p25)/p50, area-weighted) of the
+// square candidates' edges.
+func edgeSpread(cands []candidate) float64 {
+	var edges []float64
+	var total float64
+	for _, c := range cands {
+		if math.Min(c.w, c.h)/math.Max(c.w, c.h) > 0.75 {
+			edges = append(edges, c.edge)
+			total += c.edge * c.edge
+		}
+	}
+	if len(edges) < 3 {
+		return 1
+	}
+	sort.Float64s(edges)
+	var acc float64
+	var q [3]float64
+	k := 0
+	for _, e := range edges {
+		acc += e * e
+		for k < 3 && acc >= total*float64(k+1)/4 {
+			q[k] = e
+			k++
+		}
+	}
+	return (q[2] - q[0]) / q[1]
+}
+
+var zzEdgeFrac = zzEnvF("ZZEDGEFRAC", 0.5)
+var zzNear = zzEnvI("ZZNEAR", 5)
+var zzGrad = zzEnvF("ZZGRAD", 0)
+var zzGradK = zzEnvF("ZZGRADK", 3)
+
+// addOutlined adds to r.tmp (the closed colour mask, 0 or 255), with
+// value 128, the regions found only by their outline: a die whose colour
+// and brightness are too close to the floor's (white on white) still
+// shows its edges and its pips. The colour mask plus the brightness
+// edges is closed and filled like the colour mask; each of its regions
+// that is mostly not colour and large enough is added.
+func (r *Reader) addOutlined(fpix []uint8, w, h, holeMax, minArea int) error {
+	r.tmp.CopyTo(&r.gmask)
+	gpix, err := r.gmask.DataPtrUint8()
+	if err != nil || len(gpix) < w*h {
+		return fmt.Errorf("vision: outline mask: %w", errBadMat)
+	}
+	gradMask(fpix, gpix, w, h, &r.gradBuf)
+	gocv.MorphologyEx(r.gmask, &r.gtmp, gocv.MorphClose, r.closeK)
+	if err := fillMatHoles(&r.gtmp, &r.hier, holeMax, 255); err != nil {
+		return err
+	}
+	gocv.MorphologyEx(r.gtmp, &r.gmask, gocv.MorphOpen, r.openK)
+	n := gocv.ConnectedComponentsWithStats(r.gmask, &r.glab, &r.stats, &r.cent)
+	lb, err := r.glab.DataPtrUint8()
+	if err != nil || len(lb) < 4*w*h {
+		return fmt.Errorf("vision: outline labels: %w", errBadMat)
+	}
+	lab := unsafe.Slice((*int32)(unsafe.Pointer(&lb[0])), w*h)
+	sb, err := r.stats.DataPtrUint8()
+	if err != nil || len(sb) < 4*5*n {
+		return fmt.Errorf("vision: outline stats: %w", errBadMat)
+	}
+	stats := unsafe.Slice((*int32)(unsafe.Pointer(&sb[0])), 5*n)
+	tpix, err := r.tmp.DataPtrUint8()
+	if err != nil || len(tpix) < w*h {
+		return fmt.Errorf("vision: mask data: %w", errBadMat)
+	}
+	if cap(r.colourBuf) < n {
+		r.colourBuf = make([]int32, n)
+	}
+	colour := r.colourBuf[:n]
+	for i := range colour {
+		colour[i] = 0
+	}
+	for i, l := range lab {
+		if tpix[i] != 0 {
+			colour[l]++
+		}
+	}
+	md := min(w, h) / 2
+	add := colour[:0:0]
+	for i := 1; i < n; i++ {
+		area := stats[5*i+4]
+		if int(area) < minArea || int(stats[5*i+2]) > md || int(stats[5*i+3]) > md {
+			continue
+		}
+		if float64(colour[i]) < zzEdgeFrac*float64(area) {
+			add = append(add, int32(i))
+		}
+	}
+	if len(add) == 0 {
+		return nil
+	}
+	for i, l := range lab {
+		if l == 0 || tpix[i] != 0 {
+			continue
+		}
+		for _, a := range add {
+			if l == a {
+				tpix[i] = 128
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// gradMask adds to mpix the pixels on a marked brightness edge: the
+// outline of a die whose colour is too close to the floor's.
+func gradMask(fpix, mpix []uint8, w, h int, buf *[]uint8) {
+	if cap(*buf) < 2*w*h {
+		*buf = make([]uint8, 2*w*h)
+	}
+	g := (*buf)[:w*h]
+	gr := (*buf)[w*h : 2*w*h]
+	for i := range g {
+		g[i] = uint8((int(fpix[3*i]) + int(fpix[3*i+1]) + int(fpix[3*i+2])) / 3)
+	}
+	var hist [256]int
+	for y := 1; y < h-1; y++ {
+		for x := 1; x < w-1; x++ {
+			i := y*w + x
+			d := absInt(int(g[i+1])-int(g[i-1])) + absInt(int(g[i+w])-int(g[i-w]))
+			d = min(d, 255)
+			gr[i] = uint8(d)
+			hist[d]++
+		}
+	}
+	med := percentile(hist[:], (w-2)*(h-2), 0.5)
+	thr := uint8(clamp(float64(med)*zzGradK+zzGrad, 12, 80))
+	for y := 1; y < h-1; y++ {
+		for x := 1; x < w-1; x++ {
+			if i := y*w + x; gr[i] > thr {
+				mpix[i] = 255
+			}
+		}
+	}
 }

@@ -61,10 +61,16 @@ type Reader struct {
 	closeK  gocv.Mat
 	closeKs int
 	openK   gocv.Mat
+	gmask   gocv.Mat
+	gtmp    gocv.Mat
+	glab    gocv.Mat
 
-	face    faceScratch
-	distBuf []float32
-	seen    []int32
+	face      faceScratch
+	distBuf   []float32
+	cellBuf   []int32
+	gradBuf   []uint8
+	colourBuf []int32
+	seen      []int32
 }
 
 // NewReader returns a Reader with the given options.
@@ -90,6 +96,9 @@ func NewReader(opts ReaderOptions) *Reader {
 		cent:  gocv.NewMat(),
 		hier:  gocv.NewMat(),
 		openK: gocv.GetStructuringElement(gocv.MorphEllipse, image.Pt(3, 3)),
+		gmask: gocv.NewMat(),
+		gtmp:  gocv.NewMat(),
+		glab:  gocv.NewMat(),
 	}
 }
 
@@ -97,7 +106,7 @@ func NewReader(opts ReaderOptions) *Reader {
 // afterwards.
 func (r *Reader) Close() error {
 	for _, m := range []*gocv.Mat{&r.frame, &r.det, &r.small, &r.smed, &r.bg, &r.diff, &r.mask,
-		&r.tmp, &r.lab, &r.stats, &r.cent, &r.hier, &r.openK} {
+		&r.tmp, &r.lab, &r.stats, &r.cent, &r.hier, &r.openK, &r.gmask, &r.gtmp, &r.glab} {
 		if err := m.Close(); err != nil {
 			return fmt.Errorf("vision: close reader: %w", err)
 		}
