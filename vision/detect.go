@@ -6,9 +6,7 @@ import (
 	"image"
 	"image/color"
 	"math"
-	"os"
 	"sort"
-	"strconv"
 	"unsafe"
 
 	"gocv.io/x/gocv"
@@ -124,8 +122,10 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	if err != nil || len(spix) < 3*sw*sh {
 		return nil, fmt.Errorf("vision: background cells: %w", errBadMat)
 	}
-	if zzRefine && refineBackground(fpix, mpix, uint8(float64(thr)*zzEx), w, h, spix, sw, sh, &r.cellBuf) {
-		gocv.MedianBlur(r.small, &r.smed, zzMed)
+	if refineBackground(fpix, mpix, thr, w, h, spix, sw, sh, &r.cellBuf) {
+		// The cells are already clean: a small median only drops the
+		// odd cell left tinted.
+		gocv.MedianBlur(r.small, &r.smed, 3)
 		gocv.Resize(r.smed, &r.bg, image.Pt(w, h), 0, 0, gocv.InterpolationLinear)
 		if bpix, err = r.bg.DataPtrUint8(); err != nil {
 			return nil, fmt.Errorf("vision: background data: %w", err)
@@ -164,10 +164,8 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	if s0 > 0 {
 		minArea = int(0.2 * s0 * s0)
 	}
-	if zzGrad > 0 {
-		if err := r.addOutlined(fpix, w, h, int(holeMax), minArea); err != nil {
-			return nil, err
-		}
+	if err := r.addOutlined(fpix, w, h, int(holeMax), minArea); err != nil {
+		return nil, err
 	}
 	gocv.MorphologyEx(r.tmp, &r.mask, gocv.MorphOpen, r.openK)
 
@@ -250,7 +248,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		if s0 > 0 && t > 0.3*s0 {
 			t = 0.3 * s0
 		}
-		cm := comp{id: int32(i), bb: bb, c0: len(cands), split: s0 <= 0, edge: float64(colour[i]) < zzEdgeFrac*float64(area)}
+		cm := comp{id: int32(i), bb: bb, c0: len(cands), split: s0 <= 0, edge: float64(colour[i]) < 0.5*float64(area)}
 		cores := findCores(lab, dist, w, bb, int32(i), float32(t), &seen)
 		for _, core := range cores {
 			c := rectOf(core)
@@ -276,9 +274,6 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	sd := s0
 	if sd <= 0 {
 		sd = medianSquareEdge(cands)
-		if os.Getenv("ZZSPREAD") != "" {
-			fmt.Println("SPREAD", edgeSpread(cands))
-		}
 	}
 	if sd > 0 {
 		// Touching dice and dice touching a large region: in a region
@@ -303,7 +298,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 					continue
 				}
 			}
-			if cm.big && s0 <= 0 && !zzBig {
+			if cm.big && s0 <= 0 {
 				// Without a known die size, a die-sized part of a wall
 				// is too often a guess, and searching the wall's whole
 				// box is costly.
@@ -317,13 +312,13 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 				c.w += 2 * t
 				c.h += 2 * t
 				pieces := []candidate{c}
-				if cm.big && !(zzBigSplit && s0 <= 0) {
+				if cm.big {
 					c.edge = (c.w + c.h) / 2
 					c.flatness = flatness(math.Min(c.w, c.h)/math.Max(c.w, c.h), 1)
 					pieces[0] = c
 				} else if g := gridSplit(c, sd, func(x, y int) bool {
 					return x >= 0 && y >= 0 && x < w && y < h && lab[y*w+x] == cm.id
-				}); zzGrid && g != nil && float64(stats[5*cm.id+4]) < zzGridMax*c.w*c.h {
+				}); g != nil && float64(stats[5*cm.id+4]) < 0.75*c.w*c.h {
 					// Dice pressed in a block (two rows or more).
 					pieces = g
 				} else {
@@ -339,7 +334,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 				}
 			}
 			if cm.big || len(found) > 0 {
-				if cm.big && s0 <= 0 || cm.edge {
+				if cm.edge {
 					for i := range found {
 						found[i].weak = true
 					}
@@ -539,7 +534,7 @@ func gridSplit(c candidate, sd float64, in func(x, y int) bool) []candidate {
 				}
 			}
 			fill := float64(hit) / 36
-			if fill < zzGridFill {
+			if fill < 0.8 {
 				continue
 			}
 			d.edge = (cw + ch) / 2
@@ -821,61 +816,6 @@ func refineBackground(fpix, mpix []uint8, thr uint8, w, h int, spix []uint8, sw,
 	return true
 }
 
-var zzBig = zzEnvI("ZZBIG", 0) == 1
-var zzBigSplit = zzEnvI("ZZBIGSPLIT", 0) == 1
-var zzGrid = zzEnvI("ZZGRID", 1) == 1
-var zzGridFill = zzEnvF("ZZGRIDFILL", 0.8)
-var zzGridMax = zzEnvF("ZZGRIDMAX", 0.85)
-var zzMed = zzEnvI("ZZMED", 3)
-var zzEx = zzEnvF("ZZEX", 1)
-var zzRefine = zzEnvI("ZZREF", 1) == 1
-
-func zzEnvF(k string, d float64) float64 {
-	if v, err := strconv.ParseFloat(os.Getenv(k), 64); err == nil {
-		return v
-	}
-	return d
-}
-func zzEnvI(k string, d int) int {
-	if v, err := strconv.Atoi(os.Getenv(k)); err == nil {
-		return v
-	}
-	return d
-}
-
-// edgeSpread is the relative spread ((p75-p25)/p50, area-weighted) of the
-// square candidates' edges.
-func edgeSpread(cands []candidate) float64 {
-	var edges []float64
-	var total float64
-	for _, c := range cands {
-		if math.Min(c.w, c.h)/math.Max(c.w, c.h) > 0.75 {
-			edges = append(edges, c.edge)
-			total += c.edge * c.edge
-		}
-	}
-	if len(edges) < 3 {
-		return 1
-	}
-	sort.Float64s(edges)
-	var acc float64
-	var q [3]float64
-	k := 0
-	for _, e := range edges {
-		acc += e * e
-		for k < 3 && acc >= total*float64(k+1)/4 {
-			q[k] = e
-			k++
-		}
-	}
-	return (q[2] - q[0]) / q[1]
-}
-
-var zzEdgeFrac = zzEnvF("ZZEDGEFRAC", 0.5)
-var zzNear = zzEnvI("ZZNEAR", 5)
-var zzGrad = zzEnvF("ZZGRAD", 0)
-var zzGradK = zzEnvF("ZZGRADK", 3)
-
 // addOutlined adds to r.tmp (the closed colour mask, 0 or 255), with
 // value 128, the regions found only by their outline: a die whose colour
 // and brightness are too close to the floor's (white on white) still
@@ -928,7 +868,7 @@ func (r *Reader) addOutlined(fpix []uint8, w, h, holeMax, minArea int) error {
 		if int(area) < minArea || int(stats[5*i+2]) > md || int(stats[5*i+3]) > md {
 			continue
 		}
-		if float64(colour[i]) < zzEdgeFrac*float64(area) {
+		if 2*colour[i] < area {
 			add = append(add, int32(i))
 		}
 	}
@@ -971,7 +911,7 @@ func gradMask(fpix, mpix []uint8, w, h int, buf *[]uint8) {
 		}
 	}
 	med := percentile(hist[:], (w-2)*(h-2), 0.5)
-	thr := uint8(clamp(float64(med)*zzGradK+zzGrad, 12, 80))
+	thr := uint8(clamp(float64(med)*3+30, 12, 80))
 	for y := 1; y < h-1; y++ {
 		for x := 1; x < w-1; x++ {
 			if i := y*w + x; gr[i] > thr {
