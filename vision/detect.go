@@ -112,7 +112,13 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vision: frame data: %w", err)
 	}
-	thr := diffMask(fpix, bpix, mpix)
+	if cap(r.gradBuf) < 2*w*h {
+		r.gradBuf = make([]uint8, 2*w*h)
+	}
+	gray := r.gradBuf[:w*h]
+	// First look, on every other pixel of every other row: enough to
+	// tell the floor from the rest.
+	thr := diffSampled(fpix, bpix, w, h, mpix)
 	// Second look at the background without the foreground: dice, walls
 	// and their neighbourhood tint the median where they are dense (a
 	// heap of dice, a tray's dark wall), and the floor there then differs
@@ -130,8 +136,8 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		if bpix, err = r.bg.DataPtrUint8(); err != nil {
 			return nil, fmt.Errorf("vision: background data: %w", err)
 		}
-		thr = diffMask(fpix, bpix, mpix)
 	}
+	thr = diffMask(fpix, bpix, mpix, gray)
 	for i, m := range mpix {
 		if m > thr {
 			mpix[i] = 255
@@ -164,7 +170,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	if s0 > 0 {
 		minArea = int(0.2 * s0 * s0)
 	}
-	if err := r.addOutlined(fpix, w, h, int(holeMax), minArea); err != nil {
+	if err := r.addOutlined(gray, w, h, int(holeMax), minArea); err != nil {
 		return nil, err
 	}
 	gocv.MorphologyEx(r.tmp, &r.mask, gocv.MorphOpen, r.openK)
@@ -702,38 +708,69 @@ func medianSquareEdge(cands []candidate) float64 {
 
 // diffMask sets mpix to each pixel's difference from the background
 // (0-255) and returns the threshold above which a pixel is foreground.
-func diffMask(fpix, bpix, mpix []uint8) uint8 {
+func diffMask(fpix, bpix, mpix, gray []uint8) uint8 {
 	var hist [256]int
-	// A die differs from the local background in colour, or is much
-	// darker or brighter than it; a shadow is only moderately darker and
-	// keeps the background's colour.
+	n := len(mpix)
+	fpix, bpix, gray = fpix[:3*n], bpix[:3*n], gray[:n]
 	for i := range mpix {
-		pb, pg, pr := int(fpix[3*i]), int(fpix[3*i+1]), int(fpix[3*i+2])
-		bb, bg, br := int(bpix[3*i]), int(bpix[3*i+1]), int(bpix[3*i+2])
-		pm, bm := (pb+pg+pr)/3, (bb+bg+br)/3
-		m := absInt((pb-pm)-(bb-bm)) + absInt((pg-pm)-(bg-bm)) + absInt((pr-pm)-(br-bm))
-		if bm > 0 {
-			// Brightness change beyond what a soft shadow does.
-			q := 256 * pm / bm
-			switch {
-			case q < 150:
-				m = max(m, (150-q)*2)
-			case q > 280:
-				m = max(m, (q-280)*2)
-			}
-		}
-		m = min(m, 255)
+		m, pm := pixDiff(fpix[3*i:3*i+3], bpix[3*i:3*i+3])
+		gray[i] = uint8(pm)
 		mpix[i] = uint8(m)
 		hist[m]++
 	}
-	// Threshold above the background's own variation.
-	med := percentile(hist[:], len(mpix), 0.5)
-	thr := uint8(clamp(float64(med)*3+14, 20, 60))
-	return thr
+	return diffThreshold(&hist, n)
+}
+
+// diffThreshold is the foreground threshold for a histogram of n pixel
+// differences: above the background's own variation.
+func diffThreshold(hist *[256]int, n int) uint8 {
+	med := percentile(hist[:], n, 0.5)
+	return uint8(clamp(float64(med)*3+14, 20, 60))
+}
+
+// pixDiff is a BGR pixel's difference from the background's colour
+// (0-255), and the pixel's grey level.
+func pixDiff(f, b []uint8) (int, int) {
+	// A die differs from the local background in colour, or is much
+	// darker or brighter than it; a shadow is only moderately darker and
+	// keeps the background's colour.
+	pb, pg, pr := int(f[0]), int(f[1]), int(f[2])
+	bb, bg, br := int(b[0]), int(b[1]), int(b[2])
+	pm, bm := (pb+pg+pr)/3, (bb+bg+br)/3
+	m := absInt((pb-pm)-(bb-bm)) + absInt((pg-pm)-(bg-bm)) + absInt((pr-pm)-(br-bm))
+	// Brightness change beyond what a soft shadow does: the ratio
+	// q = 256 pm / bm below 150 or above 280 (divided only then).
+	switch {
+	case bm == 0:
+	case 256*pm < 150*bm:
+		m = max(m, (150-256*pm/bm)*2)
+	case 256*pm >= 281*bm:
+		m = max(m, (256*pm/bm-280)*2)
+	}
+	return min(m, 255), pm
+}
+
+// diffSampled is diffMask on the pixels at even x and y only: it stores
+// each one's difference at its own index in mpix (the others are left
+// as they are) and returns the threshold.
+func diffSampled(fpix, bpix []uint8, w, h int, mpix []uint8) uint8 {
+	var hist [256]int
+	n := 0
+	for y := 0; y < h; y += 2 {
+		for x := 0; x < w; x += 2 {
+			i := y*w + x
+			m, _ := pixDiff(fpix[3*i:3*i+3], bpix[3*i:3*i+3])
+			mpix[i] = uint8(m)
+			hist[m]++
+			n++
+		}
+	}
+	return diffThreshold(&hist, n)
 }
 
 // refineBackground re-estimates the background cells (spix, sw x sh BGR)
-// as the mean of the frame pixels whose difference m is at most thr.
+// as the mean of the frame pixels at even x and y whose difference m is
+// at most thr.
 // A cell with too few such pixels takes the mean of its filled
 // neighbours, repeatedly. It reports false (spix untouched) when no cell
 // has enough background.
@@ -746,10 +783,9 @@ func refineBackground(fpix, mpix []uint8, thr uint8, w, h int, spix []uint8, sw,
 	for i := range acc {
 		acc[i] = 0
 	}
-	for y := 0; y < h; y++ {
-		cy := y * sh / h
-		row := cy * sw
-		for x := 0; x < w; x++ {
+	for y := 0; y < h; y += 2 {
+		row := y * sh / h * sw
+		for x := 0; x < w; x += 2 {
 			i := y*w + x
 			if mpix[i] > thr {
 				continue
@@ -761,8 +797,8 @@ func refineBackground(fpix, mpix []uint8, thr uint8, w, h int, spix []uint8, sw,
 			acc[c+3]++
 		}
 	}
-	// Enough: a quarter of the cell's pixels.
-	need := int32(max(1, w*h/n/4))
+	// Enough: a quarter of the cell's pixels sampled.
+	need := int32(max(1, w*h/n/16))
 	filled := 0
 	for c := 0; c < n; c++ {
 		if k := acc[4*c+3]; k >= need {
@@ -822,13 +858,13 @@ func refineBackground(fpix, mpix []uint8, thr uint8, w, h int, spix []uint8, sw,
 // shows its edges and its pips. The colour mask plus the brightness
 // edges is closed and filled like the colour mask; each of its regions
 // that is mostly not colour and large enough is added.
-func (r *Reader) addOutlined(fpix []uint8, w, h, holeMax, minArea int) error {
+func (r *Reader) addOutlined(gray []uint8, w, h, holeMax, minArea int) error {
 	r.tmp.CopyTo(&r.gmask)
 	gpix, err := r.gmask.DataPtrUint8()
 	if err != nil || len(gpix) < w*h {
 		return fmt.Errorf("vision: outline mask: %w", errBadMat)
 	}
-	gradMask(fpix, gpix, w, h, &r.gradBuf)
+	gradMask(gray, gpix, w, h, r.gradBuf[w*h:2*w*h])
 	gocv.MorphologyEx(r.gmask, &r.gtmp, gocv.MorphClose, r.closeK)
 	if err := fillMatHoles(&r.gtmp, &r.hier, holeMax, 255); err != nil {
 		return err
@@ -861,29 +897,25 @@ func (r *Reader) addOutlined(fpix []uint8, w, h, holeMax, minArea int) error {
 			colour[l]++
 		}
 	}
+	// colour[i] becomes 1 for a region to add, 0 otherwise.
 	md := min(w, h) / 2
-	add := colour[:0:0]
+	anyAdd := false
 	for i := 1; i < n; i++ {
 		area := stats[5*i+4]
-		if int(area) < minArea || int(stats[5*i+2]) > md || int(stats[5*i+3]) > md {
-			continue
-		}
-		if 2*colour[i] < area {
-			add = append(add, int32(i))
+		add := int(area) >= minArea && int(stats[5*i+2]) <= md && int(stats[5*i+3]) <= md && 2*colour[i] < area
+		colour[i] = 0
+		if add {
+			colour[i] = 1
+			anyAdd = true
 		}
 	}
-	if len(add) == 0 {
+	colour[0] = 0
+	if !anyAdd {
 		return nil
 	}
 	for i, l := range lab {
-		if l == 0 || tpix[i] != 0 {
-			continue
-		}
-		for _, a := range add {
-			if l == a {
-				tpix[i] = 128
-				break
-			}
+		if colour[l] != 0 && tpix[i] == 0 {
+			tpix[i] = 128
 		}
 	}
 	return nil
@@ -891,22 +923,14 @@ func (r *Reader) addOutlined(fpix []uint8, w, h, holeMax, minArea int) error {
 
 // gradMask adds to mpix the pixels on a marked brightness edge: the
 // outline of a die whose colour is too close to the floor's.
-func gradMask(fpix, mpix []uint8, w, h int, buf *[]uint8) {
-	if cap(*buf) < 2*w*h {
-		*buf = make([]uint8, 2*w*h)
-	}
-	g := (*buf)[:w*h]
-	gr := (*buf)[w*h : 2*w*h]
-	for i := range g {
-		g[i] = uint8((int(fpix[3*i]) + int(fpix[3*i+1]) + int(fpix[3*i+2])) / 3)
-	}
+func gradMask(g, mpix []uint8, w, h int, gr []uint8) {
 	var hist [256]int
 	for y := 1; y < h-1; y++ {
+		up, row, dn, out := g[(y-1)*w:y*w], g[y*w:(y+1)*w], g[(y+1)*w:(y+2)*w], gr[y*w:(y+1)*w]
 		for x := 1; x < w-1; x++ {
-			i := y*w + x
-			d := absInt(int(g[i+1])-int(g[i-1])) + absInt(int(g[i+w])-int(g[i-w]))
+			d := absInt(int(row[x+1])-int(row[x-1])) + absInt(int(dn[x])-int(up[x]))
 			d = min(d, 255)
-			gr[i] = uint8(d)
+			out[x] = uint8(d)
 			hist[d]++
 		}
 	}
