@@ -299,6 +299,11 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 						over = true
 					}
 				}
+				if cm.c1-cm.c0 == 1 && cands[cm.c0].flatness >= 0.8 && cands[cm.c0].edge <= 1.6*sd {
+					// One square, well-filled region: one die, larger
+					// than most (dice of several sizes may lie together).
+					over = false
+				}
 				if !over {
 					more = append(more, cands[cm.c0:cm.c1]...)
 					continue
@@ -857,7 +862,9 @@ func refineBackground(fpix, mpix []uint8, thr uint8, w, h int, spix []uint8, sw,
 // and brightness are too close to the floor's (white on white) still
 // shows its edges and its pips. The colour mask plus the brightness
 // edges is closed and filled like the colour mask; each of its regions
-// that is mostly not colour and large enough is added.
+// that is large enough and less than 80% colour (a die whose colour mask
+// is only its pips and some shading) is added. A region that ends up
+// mostly outline (less than half colour) is kept only if it reads.
 func (r *Reader) addOutlined(gray []uint8, w, h, holeMax, minArea int) error {
 	r.tmp.CopyTo(&r.gmask)
 	gpix, err := r.gmask.DataPtrUint8()
@@ -902,7 +909,7 @@ func (r *Reader) addOutlined(gray []uint8, w, h, holeMax, minArea int) error {
 	anyAdd := false
 	for i := 1; i < n; i++ {
 		area := stats[5*i+4]
-		add := int(area) >= minArea && int(stats[5*i+2]) <= md && int(stats[5*i+3]) <= md && 2*colour[i] < area
+		add := int(area) >= minArea && int(stats[5*i+2]) <= md && int(stats[5*i+3]) <= md && 5*colour[i] < 4*area
 		colour[i] = 0
 		if add {
 			colour[i] = 1
