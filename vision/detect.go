@@ -163,7 +163,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	if s0 > 0 {
 		holeMax = s0 * s0
 	}
-	if err := fillMatHoles(&r.tmp, &r.hier, int(holeMax), 255); err != nil {
+	if err := fillMatHoles(&r.tmp, &r.hier, int(holeMax)); err != nil {
 		return nil, err
 	}
 	minArea := 60
@@ -193,7 +193,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	}
 	stats := unsafe.Slice((*int32)(unsafe.Pointer(&sb[0])), 5*n)
 	// Each component's pixels that differ from the background in colour
-	// or brightness (255), not only by an edge or as a filled hole (128).
+	// or brightness (255; 128 marks the regions added by their outline).
 	if cap(r.colourBuf) < n {
 		r.colourBuf = make([]int32, n)
 	}
@@ -327,14 +327,22 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 					c.edge = (c.w + c.h) / 2
 					c.flatness = flatness(math.Min(c.w, c.h)/math.Max(c.w, c.h), 1)
 					pieces[0] = c
-				} else if g := gridSplit(c, sd, func(x, y int) bool {
-					return x >= 0 && y >= 0 && x < w && y < h && lab[y*w+x] == cm.id
-				}); g != nil && float64(stats[5*cm.id+4]) < 0.75*c.w*c.h {
-					// Dice pressed in a block (two rows or more).
-					pieces = g
 				} else {
-					// A cluster: dice pressed in a row are cut apart.
-					pieces = splitLong(c, 1)
+					// A cluster: dice pressed in a row are cut apart;
+					// dice pressed in a block (an L, a T: a region that
+					// leaves a quarter of its rectangle empty), into a
+					// grid of dice.
+					var g []candidate
+					if float64(stats[5*cm.id+4]) < 0.75*c.w*c.h {
+						g = gridSplit(c, sd, func(x, y int) bool {
+							return x >= 0 && y >= 0 && x < w && y < h && lab[y*w+x] == cm.id
+						})
+					}
+					if g != nil {
+						pieces = g
+					} else {
+						pieces = splitLong(c, 1)
+					}
 				}
 				for _, d := range pieces {
 					aspect := math.Min(d.w, d.h) / math.Max(d.w, d.h)
@@ -582,11 +590,10 @@ func clamp(v, lo, hi float64) float64 {
 	return math.Max(lo, math.Min(hi, v))
 }
 
-// fillMatHoles fills (with value v) the holes in m's regions smaller than
-// maxArea (pips, glare on a die's face) that the closing left open.
-// Larger holes (the floor inside a tray's walls) stay open. hier is
-// scratch.
-func fillMatHoles(m, hierM *gocv.Mat, maxArea int, v uint8) error {
+// fillMatHoles fills the holes in m's regions smaller than maxArea (pips,
+// glare on a die's face) that the closing left open. Larger holes (the
+// floor inside a tray's walls) stay open. hierM is scratch.
+func fillMatHoles(m, hierM *gocv.Mat, maxArea int) error {
 	cs := gocv.FindContoursWithParams(*m, hierM, gocv.RetrievalCComp, gocv.ChainApproxSimple)
 	defer cs.Close()
 	n := cs.Size()
@@ -610,7 +617,7 @@ func fillMatHoles(m, hierM *gocv.Mat, maxArea int, v uint8) error {
 		}
 	}
 	if holes.Size() > 0 {
-		gocv.FillPoly(m, holes, color.RGBA{v, v, v, 0})
+		gocv.FillPoly(m, holes, color.RGBA{255, 255, 255, 0})
 	}
 	return nil
 }
@@ -873,7 +880,7 @@ func (r *Reader) addOutlined(gray []uint8, w, h, holeMax, minArea int) error {
 	}
 	gradMask(gray, gpix, w, h, r.gradBuf[w*h:2*w*h])
 	gocv.MorphologyEx(r.gmask, &r.gtmp, gocv.MorphClose, r.closeK)
-	if err := fillMatHoles(&r.gtmp, &r.hier, holeMax, 255); err != nil {
+	if err := fillMatHoles(&r.gtmp, &r.hier, holeMax); err != nil {
 		return err
 	}
 	gocv.MorphologyEx(r.gtmp, &r.gmask, gocv.MorphOpen, r.openK)
