@@ -98,6 +98,9 @@ type tally struct {
 	confusion [7][7]int
 	// confident is wrong values read with confidence >= 0.9.
 	confidentWrong int
+	// notFlat and bigger count the detections reported not flat and those
+	// with a size ratio at or above the rules' stacked cut (1.12).
+	notFlat, bigger int
 }
 
 func (t *tally) recall() float64    { return ratio(t.matched, t.truth) }
@@ -212,6 +215,14 @@ func evalPhotoSet(t testing.TB, ps photoSet, r *Reader, pipBoxes bool) tally {
 		tl.found += len(dets)
 		tl.matched += len(pairs)
 		tl.centreMatched += centreMatches(truth, dets)
+		for _, d := range dets {
+			if !d.Flat {
+				tl.notFlat++
+			}
+			if d.SizeRatio >= 1.12 {
+				tl.bigger++
+			}
+		}
 		for _, p := range pairs {
 			g, d := truth[p[0]], dets[p[1]]
 			tl.confusion[g.value][d.Value]++
@@ -278,6 +289,7 @@ func (tl *tally) valueReport() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "value among detected: correct %.2f%%  wrong %.2f%%  unreadable %.2f%%  (confidently wrong: %d)\n",
 		100*ratio(tl.correct(), tl.matched), 100*ratio(tl.wrong(), tl.matched), 100*ratio(tl.unreadable(), tl.matched), tl.confidentWrong)
+	fmt.Fprintf(&b, "flatness and size: %d detections not flat, %d with size ratio >= 1.12\n", tl.notFlat, tl.bigger)
 	b.WriteString("confusion (rows: true face, columns: read; ? = unreadable)\n       ?     1     2     3     4     5     6\n")
 	for v := 1; v <= 6; v++ {
 		fmt.Fprintf(&b, "  %d", v)
