@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -78,6 +79,10 @@ type stillTally struct {
 	stackN, stackDet, stackHit                int
 	stackBigN, stackBigHit                    int // true size ratio >= cut
 	falseStacked                              int // clean dice with SizeRatio >= cut
+
+	// Flatness scores of the detected clean and cocked dice, for the
+	// threshold-free view of the flatness evidence.
+	cleanFlatness, cockedFlatness []float64
 
 	readTime time.Duration
 	reads    int
@@ -193,6 +198,7 @@ func (st *stillTally) add(tr scene.StillTruth, dets []Detection) {
 				st.val.confidentWrong++
 			}
 			st.flatN++
+			st.cleanFlatness = append(st.cleanFlatness, d.Flatness)
 			if !d.Flat {
 				st.falseCocked++
 			}
@@ -202,6 +208,7 @@ func (st *stillTally) add(tr scene.StillTruth, dets []Detection) {
 		case "cocked":
 			st.other[grp][g.Value][d.Value]++
 			st.cockedDet++
+			st.cockedFlatness = append(st.cockedFlatness, d.Flatness)
 			if !d.Flat {
 				st.cockedHit++
 			}
@@ -280,6 +287,7 @@ func (st *stillTally) report() string {
 	fmt.Fprintf(&b, "stacked recall (size ratio >= %.2f) %.2f%% (%d/%d detected; %d stacked in all); of the %d stacked dice truly >= %.2f, %d detected and caught; false stacked %d/%d clean dice\n",
 		rules.DefaultStackedSizeRatio, 100*st.stackedRecall(), st.stackHit, st.stackDet, st.stackN,
 		st.stackBigN, rules.DefaultStackedSizeRatio, st.stackBigHit, st.falseStacked, st.flatN)
+	b.WriteString(flatnessCurve(st.cleanFlatness, st.cockedFlatness))
 	if st.reads > 0 {
 		fmt.Fprintf(&b, "read time: mean %.1f ms per still\n", float64(st.readTime.Microseconds())/1000/float64(st.reads))
 	}
@@ -288,6 +296,33 @@ func (st *stillTally) report() string {
 
 // defaultStills is the number of stills the regression test reads.
 const defaultStills = 80
+
+// flatnessCurve tells how well the Flatness score alone separates cocked
+// from flat dice: for a few false-cocked rates, the MinFlatness that
+// gives it on the clean dice and the cocked recall there.
+func flatnessCurve(clean, cocked []float64) string {
+	if len(clean) == 0 || len(cocked) == 0 {
+		return ""
+	}
+	cl := append([]float64(nil), clean...)
+	sort.Float64s(cl)
+	var b strings.Builder
+	b.WriteString("flatness score alone:")
+	for _, fa := range []float64{0.005, 0.01, 0.02, 0.05, 0.10} {
+		// Not flat below cut: at most fa of the clean dice fall below.
+		k := int(fa * float64(len(cl)))
+		cut := cl[k]
+		hit := 0
+		for _, f := range cocked {
+			if f < cut {
+				hit++
+			}
+		}
+		fmt.Fprintf(&b, "  false %.1f%%: recall %.1f%% (MinFlatness %.3f)", 100*fa, 100*ratio(hit, len(cocked)), cut)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
 
 // stillCount is the number of stills to read: DICEWATCH_STILLS or def.
 func stillCount(t *testing.T, def int) int {
