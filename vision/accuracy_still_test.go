@@ -17,10 +17,15 @@ import (
 // The still-scene accuracy harness reads generated stills
 // (scene.Still: photo-like 640x640 tables with ground truth for every
 // die) and scores the reader against the truth. By default it reads a
-// small number of scenes as a regression test; DICEWATCH_STILLS sets the
-// number for the full run the issue asks for:
+// small number of stills (defaultStills, seeds 0..79) as a regression
+// test held to floors (stillFloors); DICEWATCH_STILLS sets the number for
+// the full run the issue asks for, which reports its figures and the
+// issue's bar without holding the floors (they are the default stills'):
 //
 //	DICEWATCH_STILLS=2000 go test -count=1 -run AccuracyStills -v -timeout 60m ./vision/
+//
+// It prints the time spent generating the stills and the mean read time
+// of each mode.
 //
 // Scoring (what counts where):
 //
@@ -48,11 +53,15 @@ import (
 //     stacked dice 1.08..1.2 times larger, so recall is also printed over
 //     the stacked dice whose true size ratio reaches the cut.
 //
+// Each die falls in one group, the first that applies: stacked (on
+// another die), under-stack, blurred, cocked, clean.
+//
 // Each still is read twice: with ReaderOptions.DiePx set to the scene's
 // nominal die edge (truth.EdgePx, the edge at the middle of the picture),
-// which plays the role of a calibration (a tilted camera makes the real
-// edge vary across the picture, as a flat-table calibration would not),
-// and uncalibrated (the reader estimates the die size from the image).
+// which plays the role of a calibration, and uncalibrated (the reader
+// estimates the die size from the image). The nominal edge is one number
+// for the whole picture: under a tilted camera the real edge varies
+// across it, which a table calibration would follow and this does not.
 
 // stillMode is one way of reading the stills.
 type stillMode struct {
@@ -268,9 +277,12 @@ func (st *stillTally) report() string {
 	fmt.Fprintf(&b, "images %d, true dice %d, detections %d, matched %d\n", tl.images, tl.truth, tl.found, tl.matched)
 	fmt.Fprintf(&b, "detection: recall %.2f%%  precision %.2f%%  (IoU >= 0.3 with the top-face box or the hull)\n", 100*tl.recall(), 100*tl.precision())
 	// The value lines of tally.report, over the clean dice.
-	lines := strings.SplitAfter(st.val.report(), "\n")
 	b.WriteString("clean dice (flat, not stacked, not under a stacked die, not blurred), ")
-	b.WriteString(strings.Join(lines[3:], ""))
+	for _, l := range strings.SplitAfter(st.val.report(), "\n")[3:] {
+		if !strings.HasPrefix(l, "flatness and size:") { // counted below, by group
+			b.WriteString(l)
+		}
+	}
 	for _, g := range stillGroups {
 		fmt.Fprintf(&b, "  %-11s detection recall %.2f%% (%d/%d)", g, 100*ratio(st.groupHit[g], st.groupN[g]), st.groupHit[g], st.groupN[g])
 		if g != "clean" {
@@ -427,6 +439,9 @@ func TestAccuracyStills(t *testing.T) {
 		st, fl := res[name], stillFloors[name]
 		t.Logf("%s read of %d stills\n%s", name, n, st.report())
 		tl, val := &st.tl, &st.val
+		if n != defaultStills {
+			continue // the floors are the default stills'; a full run reports
+		}
 		check := func(what string, got, floor float64, atLeast bool) {
 			if (atLeast && got < floor) || (!atLeast && got > floor) {
 				rel := "below floor"
@@ -443,8 +458,7 @@ func TestAccuracyStills(t *testing.T) {
 		check("cocked recall", st.cockedRecall(), fl.minCocked, true)
 		check("false cocked", st.falseCockedRate(), fl.maxFalseCock, false)
 		check("stacked recall", st.stackedRecall(), fl.minStacked, true)
-		if n == defaultStills && st.confidentWrongAll > fl.maxConfidentWrong {
-			// Held on the default stills only: a full run reports them.
+		if st.confidentWrongAll > fl.maxConfidentWrong {
 			t.Errorf("%s: %d confidently wrong values, ceiling %d", name, st.confidentWrongAll, fl.maxConfidentWrong)
 		}
 	}
