@@ -76,8 +76,9 @@ type stillTally struct {
 	tl, val tally
 	// Value confusion of the other detected dice, by group.
 	other map[string]*[7][7]int
-	// Confidently wrong over every detected die.
+	// Confidently wrong over every detected die, and by group.
 	confidentWrongAll int
+	groupConfWrong    map[string]int
 	// Detection per group: truth count and matched count.
 	groupN, groupHit map[string]int
 
@@ -121,7 +122,7 @@ func stillGroup(d scene.StillDie) string {
 var stillGroups = []string{"clean", "cocked", "stacked", "under-stack", "blurred"}
 
 func newStillTally() *stillTally {
-	st := &stillTally{other: map[string]*[7][7]int{}, groupN: map[string]int{}, groupHit: map[string]int{}}
+	st := &stillTally{other: map[string]*[7][7]int{}, groupN: map[string]int{}, groupHit: map[string]int{}, groupConfWrong: map[string]int{}}
 	for _, g := range stillGroups {
 		st.other[g] = &[7][7]int{}
 	}
@@ -198,6 +199,7 @@ func (st *stillTally) add(tr scene.StillTruth, dets []Detection) {
 		st.groupHit[grp]++
 		if d.Value != 0 && d.Value != g.Value && d.Confidence >= 0.9 {
 			st.confidentWrongAll++
+			st.groupConfWrong[grp]++
 		}
 		switch grp {
 		case "clean":
@@ -290,7 +292,14 @@ func (st *stillTally) report() string {
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "confidently wrong over every detected die: %d\n", st.confidentWrongAll)
+	fmt.Fprintf(&b, "confidently wrong over every detected die: %d (", st.confidentWrongAll)
+	for i, g := range stillGroups {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %d", g, st.groupConfWrong[g])
+	}
+	b.WriteString(")\n")
 	fmt.Fprintf(&b, "cocked recall %.2f%% (%d/%d detected cocked dice not flat; %d cocked dice in all, recall over all %.2f%%); not flat or value withheld %.2f%% (%d)\n",
 		100*st.cockedRecall(), st.cockedHit, st.cockedDet, st.cockedN, 100*ratio(st.cockedHit, st.cockedN),
 		100*ratio(st.cockedSafe, st.cockedDet), st.cockedSafe)
