@@ -280,11 +280,7 @@ func (st *stillTally) report() string {
 	fmt.Fprintf(&b, "detection: recall %.2f%%  precision %.2f%%  (IoU >= 0.3 with the top-face box or the hull)\n", 100*tl.recall(), 100*tl.precision())
 	// The value lines of tally.report, over the clean dice.
 	b.WriteString("clean dice (flat, not stacked, not under a stacked die, not blurred), ")
-	for _, l := range strings.SplitAfter(st.val.report(), "\n")[3:] {
-		if !strings.HasPrefix(l, "flatness and size:") { // counted below, by group
-			b.WriteString(l)
-		}
-	}
+	b.WriteString(st.val.valueReport())
 	for _, g := range stillGroups {
 		fmt.Fprintf(&b, "  %-11s detection recall %.2f%% (%d/%d)", g, 100*ratio(st.groupHit[g], st.groupN[g]), st.groupHit[g], st.groupN[g])
 		if g != "clean" {
