@@ -313,9 +313,11 @@ func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 		// Again on the pip map of hue alone: translucent dark dice
 		// carry bright, colourless glare arcs that outshine dark
 		// coloured pips in the colour distance. A value from this look
-		// alone must be clearly confident.
+		// alone must be clearly confident, unless it breaks a tie: it
+		// reads what one of the first look's two cues read.
 		s.pipChromaMap()
-		if fv3 := s.cues(c); fv3.value > 0 && fv3.conf >= chromaMinConf {
+		if fv3 := s.cues(c); fv3.value > 0 && (fv3.conf >= chromaMinConf ||
+			(fv3.conf >= retryBelow && fv.lv > 0 && fv.tmpl > 0 && (fv3.value == fv.lv || fv3.value == fv.tmpl))) {
 			fv3.conf = min(fv3.conf, secondLookMaxConf)
 			return fv3
 		}
