@@ -549,6 +549,14 @@ func (s *faceScratch) cues(c candidate) faceValue {
 		// clear margin.
 		nccScore = max(nccScore, 0.5)
 	}
+	if lv == tv && (lv == 5 || lv == 6) && nBlobs == lv && lscore >= 0.5 {
+		// Five or six pips found, fitting the layout, and the template
+		// picks the same face: no face with more pips exists, so this
+		// is not a face with pips missed, the risk that the template's
+		// own level guards against. Its level may then be low (pips
+		// larger or farther out than the templates').
+		nccScore = max(nccScore, 0.5)
+	}
 	score := min(nccScore, lscore)
 	if junk {
 		score *= 0.5
