@@ -29,6 +29,9 @@ type faceValue struct {
 	rot float64
 	// lv is cue 1's value (0: no layout fits).
 	lv int
+	// DIAG
+	lscore, ncc1, ncc2, nccScore float64
+	junk, sq                     bool
 }
 
 // faceScratch holds the per-face buffers a Reader reuses.
@@ -256,6 +259,9 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 	return fv
 }
 
+// read1 reads the face in the candidate's rectangle, again a little larger
+// when no layout fits, and again turned to the pips' layout when they show
+// the face turned.
 func (s *faceScratch) read1(fr bgrImage, c candidate) faceValue {
 	fv := s.readAt(fr, c)
 	if fv.value == 0 && fv.lv == 0 {
@@ -350,8 +356,12 @@ func (s *faceScratch) pipChromaMap() {
 	}
 }
 
+// chromaGain scales the hue-only map to about the colour distance's
+// contrast (it leaves one channel's worth of difference out).
 const chromaGain = 1.5
 
+// chromaMinConf is the confidence a value read on the hue-only map alone
+// must reach.
 const chromaMinConf = 0.8
 
 // pipColourMap replaces the pip map by each pixel's change from the
@@ -558,6 +568,8 @@ func (s *faceScratch) cues(c candidate) faceValue {
 		nccScore = max(nccScore, 0.5)
 	}
 	score := min(nccScore, lscore)
+	out.lscore, out.ncc1, out.ncc2, out.junk, out.nccScore = lscore, bestPer[tv], second, junk, nccScore
+	out.sq = min(c.w, c.h) >= 0.8*max(c.w, c.h)
 	if junk {
 		score *= 0.5
 	}
