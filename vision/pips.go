@@ -29,6 +29,9 @@ type faceValue struct {
 	rot float64
 	// lv is cue 1's value (0: no layout fits).
 	lv int
+	// DIAG
+	lscore, ncc1, ncc2, nccScore float64
+	junk, sq                     bool
 }
 
 // faceScratch holds the per-face buffers a Reader reuses.
@@ -42,6 +45,8 @@ type faceScratch struct {
 	kept     []pipBlob // the blobs components returned
 	keptSave []pipBlob
 	med      [3]float64 // the body's colour (BGR), from pipMap
+	// noChroma leaves out readAt's hue-only look.
+	noChroma bool
 	g1       [faceN * faceN]float64
 	g2       [faceN * faceN]float64
 	tmp      [faceN * faceN]float64
@@ -65,28 +70,31 @@ func blur(src, dst, tmp *[faceN * faceN]float64, sigma float64) {
 	for i := 0; i <= 2*rad; i++ {
 		k[i] /= sum
 	}
+	// Each row, then each column, is copied with its ends repeated rad
+	// times (the clamped border) so the kernel runs without bounds tests.
+	var pad [faceN + 2*15]float64
+	kk := k[:2*rad+1]
 	for y := 0; y < faceN; y++ {
 		row := src[y*faceN : (y+1)*faceN]
+		for j := range faceN + 2*rad {
+			pad[j] = row[min(max(j-rad, 0), faceN-1)]
+		}
 		for x := 0; x < faceN; x++ {
 			var v float64
-			if x >= rad && x+rad < faceN {
-				for i, kv := range k[:2*rad+1] {
-					v += kv * row[x-rad+i]
-				}
-			} else {
-				for i := -rad; i <= rad; i++ {
-					v += k[i+rad] * row[min(max(x+i, 0), faceN-1)]
-				}
+			for i, kv := range kk {
+				v += kv * pad[x+i]
 			}
 			tmp[y*faceN+x] = v
 		}
 	}
-	for y := 0; y < faceN; y++ {
-		for x := 0; x < faceN; x++ {
+	for x := 0; x < faceN; x++ {
+		for j := range faceN + 2*rad {
+			pad[j] = tmp[min(max(j-rad, 0), faceN-1)*faceN+x]
+		}
+		for y := 0; y < faceN; y++ {
 			var v float64
-			for i := -rad; i <= rad; i++ {
-				yy := min(max(y+i, 0), faceN-1)
-				v += k[i+rad] * tmp[yy*faceN+x]
+			for i, kv := range kk {
+				v += kv * pad[y+i]
 			}
 			dst[y*faceN+x] = v
 		}
@@ -191,14 +199,70 @@ func buildPerms() {
 	}
 }
 
+// retryBelow is the confidence below which read looks at a face again.
+const retryBelow = DefaultMinConfidence
+
+// secondLookMaxConf caps the confidence of a value found only by a second
+// look (the hue-only map, a re-centred or a larger rectangle): on the
+// byler photos such values were wrong about 3 times in 100, against under
+// 1 in 100 for a first look.
+const secondLookMaxConf = 0.85
+
 // read rectifies the candidate's top face to an upright square patch and
 // reads it with two independent cues: pip blobs whose centres must fit a
 // canonical layout, and the best correlation of the continuous pip map
-// with rendered layouts. A value is given only when both agree.
+// with rendered layouts. A value is given only when both agree. A face
+// that does not read is looked at again: re-centred on the pips found,
+// then in a larger rectangle. A second look must read 3 or more: a face
+// whose outer pips are missed reads 1 or 2 most often.
 func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 	templatesOnce.Do(buildTemplates)
 	permsOnce.Do(buildPerms)
 	c = alignAngle(fr, c)
+	fv := s.read1(fr, c)
+	if fv.value > 0 && fv.conf >= retryBelow {
+		return fv
+	}
+	// The hue-only look is for the first rectangle only.
+	s.noChroma = true
+	defer func() { s.noChroma = false }()
+	second := func(f faceValue) (faceValue, bool) {
+		f.conf = min(f.conf, secondLookMaxConf)
+		return f, f.value > 2 && f.conf >= retryBelow
+	}
+	cur := fv
+	for it := 0; it < 2 && !cur.pipBox.Empty(); it++ {
+		// Every face's pips are symmetric about its centre: pips found
+		// off the patch's centre show the rectangle off the face (a
+		// side face or shadow taken in, or part of the face cut off).
+		// Read again centred on them.
+		pb := cur.pipBox
+		px, py := float64(pb.Min.X+pb.Max.X)/2, float64(pb.Min.Y+pb.Max.Y)/2
+		cc := cur.c
+		if math.Hypot(px-cc.cx, py-cc.cy) < 0.08*cc.edge {
+			break
+		}
+		cc.cx, cc.cy = px, py
+		cur = s.readAt(fr, cc)
+		if f, ok := second(cur); ok {
+			return f
+		}
+	}
+	// The rectangle may be too small for the face: read a larger one.
+	cb := c
+	cb.w *= 1.3
+	cb.h *= 1.3
+	cb.edge *= 1.3
+	if f, ok := second(s.read1(fr, cb)); ok {
+		return f
+	}
+	return fv
+}
+
+// read1 reads the face in the candidate's rectangle, again a little larger
+// when no layout fits, and again turned to the pips' layout when they show
+// the face turned.
+func (s *faceScratch) read1(fr bgrImage, c candidate) faceValue {
 	fv := s.readAt(fr, c)
 	if fv.value == 0 && fv.lv == 0 {
 		// No layout fits: the rectangle may have cut off the face's
@@ -251,8 +315,54 @@ func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 			return fv2
 		}
 	}
+	if !s.noChroma && (fv.value == 0 || fv.conf < retryBelow) {
+		// Again on the pip map of hue alone: translucent dark dice
+		// carry bright, colourless glare arcs that outshine dark
+		// coloured pips in the colour distance. A value from this look
+		// alone must be clearly confident, unless it breaks a tie: it
+		// reads what one of the first look's two cues read.
+		s.pipChromaMap()
+		if fv3 := s.cues(c); fv3.value > 0 && (fv3.conf >= chromaMinConf ||
+			(fv3.conf >= retryBelow && fv.lv > 0 && fv.tmpl > 0 && (fv3.value == fv.lv || fv3.value == fv.tmpl))) {
+			fv3.conf = min(fv3.conf, secondLookMaxConf)
+			return fv3
+		}
+	}
 	return fv
 }
+
+// pipChromaMap sets d to each pixel's distance from the body's colour in
+// the two opponent axes (red-green, yellow-blue), leaving brightness out.
+func (s *faceScratch) pipChromaMap() {
+	var hist [2][512]int
+	n := 0
+	opp := func(i int) (int, int) {
+		b, g, r := s.patch[3*i], s.patch[3*i+1], s.patch[3*i+2]
+		return int(r-g) + 256, int((r+g)/2-b) + 256
+	}
+	for y := faceMargin; y < faceN-faceMargin; y++ {
+		for x := faceMargin; x < faceN-faceMargin; x++ {
+			a, b := opp(y*faceN + x)
+			hist[0][min(max(a, 0), 511)]++
+			hist[1][min(max(b, 0), 511)]++
+			n++
+		}
+	}
+	ma := float64(percentile(hist[0][:], n, 0.5) - 256)
+	mb := float64(percentile(hist[1][:], n, 0.5) - 256)
+	for i := 0; i < faceN*faceN; i++ {
+		b, g, r := s.patch[3*i], s.patch[3*i+1], s.patch[3*i+2]
+		s.d[i] = chromaGain * (math.Abs(r-g-ma) + math.Abs((r+g)/2-b-mb))
+	}
+}
+
+// chromaGain scales the hue-only map to about the colour distance's
+// contrast (it leaves one channel's worth of difference out).
+const chromaGain = 1.5
+
+// chromaMinConf is the confidence a value read on the hue-only map alone
+// must reach.
+const chromaMinConf = 0.8
 
 // pipColourMap replaces the pip map by each pixel's change from the
 // body's colour along the direction to the pips' colour (the median
@@ -298,6 +408,48 @@ func (s *faceScratch) cues(c candidate) faceValue {
 	centres, junk := s.blobs()
 	kept := append(s.keptSave[:0], s.kept...)
 	s.keptSave = kept
+
+	// The patch stretches the rectangle to a square; fit the layout in
+	// the face's own proportions, so that a face cut short on one side
+	// (a 6 missing a row) does not pass for a square layout (a 4).
+	e := (c.w + c.h) / 2
+	kx, ky := c.w/e, c.h/e
+	layoutCue := func(centres [][2]float64) (int, float64, float64) {
+		for i := range centres {
+			centres[i][0] *= kx
+			centres[i][1] *= ky
+		}
+		lv, lscore, fit := matchLayout(centres)
+		fit.kx, fit.ky = kx, ky
+		if lv > 0 {
+			// A pip-like response where the layout has no pip: a pip
+			// was missed (a 6 read as a 4, a 3 as a 1).
+			lscore = min(lscore, clamp((0.55-s.emptySpots(fit))/0.25, 0, 1))
+		}
+		return lv, lscore, math.Remainder(math.Atan2(fit.b, fit.a), math.Pi/2)
+	}
+	nBlobs := len(centres)
+	lv, lscore, rot := layoutCue(centres)
+	pipBox := s.pipBox(c, kept)
+	// The same cue from a second pip finder: the pip map's local maxima,
+	// which do not fragment or merge uneven pips. It is asked when the
+	// blobs' layout differs from the template's (below), or at once when
+	// no layout fits them: if the maxima fit none either, no value can
+	// be given and the template is not needed.
+	var pc [][2]float64
+	lv2, ls2, r2, peaked := 0, 0.0, 0.0, false
+	peakCue := func() {
+		if !peaked {
+			peaked = true
+			pc = s.peaks()
+			lv2, ls2, r2 = layoutCue(pc)
+		}
+	}
+	if lv == 0 {
+		if peakCue(); lv2 == 0 {
+			return faceValue{pipBox: pipBox, blobs: nBlobs, c: c}
+		}
+	}
 
 	// Cue 2: template correlation on the continuous map.
 	// A grey-level opening (3x3 min, then max) removes glare arcs and
@@ -392,33 +544,8 @@ func (s *faceScratch) cues(c candidate) faceValue {
 		}
 	}
 
-	// The patch stretches the rectangle to a square; fit the layout in
-	// the face's own proportions, so that a face cut short on one side
-	// (a 6 missing a row) does not pass for a square layout (a 4).
-	e := (c.w + c.h) / 2
-	kx, ky := c.w/e, c.h/e
-	layoutCue := func(centres [][2]float64) (int, float64, float64) {
-		for i := range centres {
-			centres[i][0] *= kx
-			centres[i][1] *= ky
-		}
-		lv, lscore, fit := matchLayout(centres)
-		fit.kx, fit.ky = kx, ky
-		if lv > 0 {
-			// A pip-like response where the layout has no pip: a pip
-			// was missed (a 6 read as a 4, a 3 as a 1).
-			lscore = min(lscore, clamp((0.55-s.emptySpots(fit))/0.25, 0, 1))
-		}
-		return lv, lscore, math.Remainder(math.Atan2(fit.b, fit.a), math.Pi/2)
-	}
-	nBlobs := len(centres)
-	lv, lscore, rot := layoutCue(centres)
-	pipBox := s.pipBox(c, kept)
 	if lv != tv {
-		// The same cue from a second pip finder: the pip map's local
-		// maxima, which do not fragment or merge uneven pips.
-		pc := s.peaks()
-		if lv2, ls2, r2 := layoutCue(pc); lv2 == tv && lv2 > 0 {
+		if peakCue(); lv2 == tv && lv2 > 0 {
 			lv, lscore, nBlobs, rot = lv2, ls2, len(pc), r2
 			pipBox = s.pipBox(c, s.kept)
 		}
@@ -432,7 +559,17 @@ func (s *faceScratch) cues(c candidate) faceValue {
 		// clear margin.
 		nccScore = max(nccScore, 0.5)
 	}
+	if lv == tv && (lv == 5 || lv == 6) && nBlobs == lv && lscore >= 0.5 {
+		// Five or six pips found, fitting the layout, and the template
+		// picks the same face: no face with more pips exists, so this
+		// is not a face with pips missed, the risk that the template's
+		// own level guards against. Its level may then be low (pips
+		// larger or farther out than the templates').
+		nccScore = max(nccScore, 0.5)
+	}
 	score := min(nccScore, lscore)
+	out.lscore, out.ncc1, out.ncc2, out.junk, out.nccScore = lscore, bestPer[tv], second, junk, nccScore
+	out.sq = min(c.w, c.h) >= 0.8*max(c.w, c.h)
 	if junk {
 		score *= 0.5
 	}
