@@ -59,46 +59,87 @@ type faceScratch struct {
 const pipMinContrast = 15
 
 // blur is a separable Gaussian blur of a patch with clamped borders.
+// Each output pixel sums its taps in kernel order, as a direct loop
+// would; eight outputs are summed side by side.
 func blur(src, dst, tmp *[faceN * faceN]float64, sigma float64) {
+	k := gaussKernel(sigma)
+	rad := len(k) / 2
+	// Rows, each padded with copies of its end pixels.
+	var pad [faceN + 2*maxBlurRad]float64
+	for y := 0; y < faceN; y++ {
+		row := src[y*faceN : (y+1)*faceN]
+		for i := 0; i < rad; i++ {
+			pad[i] = row[0]
+			pad[rad+faceN+i] = row[faceN-1]
+		}
+		copy(pad[rad:rad+faceN], row)
+		out := tmp[y*faceN : (y+1)*faceN]
+		for x := 0; x < faceN; x += 8 {
+			var v0, v1, v2, v3, v4, v5, v6, v7 float64
+			for i, kv := range k {
+				p := pad[x+i : x+i+8]
+				v0 += kv * p[0]
+				v1 += kv * p[1]
+				v2 += kv * p[2]
+				v3 += kv * p[3]
+				v4 += kv * p[4]
+				v5 += kv * p[5]
+				v6 += kv * p[6]
+				v7 += kv * p[7]
+			}
+			o := out[x : x+8]
+			o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7] = v0, v1, v2, v3, v4, v5, v6, v7
+		}
+	}
+	// Columns, clamping the row index.
+	for y := 0; y < faceN; y++ {
+		for x := 0; x < faceN; x += 8 {
+			var v0, v1, v2, v3, v4, v5, v6, v7 float64
+			for i, kv := range k {
+				yy := min(max(y+i-rad, 0), faceN-1)
+				p := tmp[yy*faceN+x : yy*faceN+x+8]
+				v0 += kv * p[0]
+				v1 += kv * p[1]
+				v2 += kv * p[2]
+				v3 += kv * p[3]
+				v4 += kv * p[4]
+				v5 += kv * p[5]
+				v6 += kv * p[6]
+				v7 += kv * p[7]
+			}
+			o := dst[y*faceN+x : y*faceN+x+8]
+			o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7] = v0, v1, v2, v3, v4, v5, v6, v7
+		}
+	}
+}
+
+// maxBlurRad is the largest kernel radius blur supports.
+const maxBlurRad = 15
+
+// blurKernels caches gaussKernel's kernels by sigma.
+var blurKernels sync.Map
+
+// gaussKernel is blur's normalised Gaussian kernel for sigma, of radius
+// ceil(2.5 sigma).
+func gaussKernel(sigma float64) []float64 {
+	if k, ok := blurKernels.Load(sigma); ok {
+		return k.([]float64)
+	}
 	rad := int(math.Ceil(2.5 * sigma))
-	var k [32]float64
+	if rad > maxBlurRad {
+		panic("vision: blur sigma too large")
+	}
+	k := make([]float64, 2*rad+1)
 	var sum float64
 	for i := -rad; i <= rad; i++ {
 		k[i+rad] = math.Exp(-float64(i*i) / (2 * sigma * sigma))
 		sum += k[i+rad]
 	}
-	for i := 0; i <= 2*rad; i++ {
+	for i := range k {
 		k[i] /= sum
 	}
-	// Each row, then each column, is copied with its ends repeated rad
-	// times (the clamped border) so the kernel runs without bounds tests.
-	var pad [faceN + 2*15]float64
-	kk := k[:2*rad+1]
-	for y := 0; y < faceN; y++ {
-		row := src[y*faceN : (y+1)*faceN]
-		for j := range faceN + 2*rad {
-			pad[j] = row[min(max(j-rad, 0), faceN-1)]
-		}
-		for x := 0; x < faceN; x++ {
-			var v float64
-			for i, kv := range kk {
-				v += kv * pad[x+i]
-			}
-			tmp[y*faceN+x] = v
-		}
-	}
-	for x := 0; x < faceN; x++ {
-		for j := range faceN + 2*rad {
-			pad[j] = tmp[min(max(j-rad, 0), faceN-1)*faceN+x]
-		}
-		for y := 0; y < faceN; y++ {
-			var v float64
-			for i, kv := range kk {
-				v += kv * pad[y+i]
-			}
-			dst[y*faceN+x] = v
-		}
-	}
+	blurKernels.Store(sigma, k)
+	return k
 }
 
 // pipLayout is one canonical pip arrangement in units of the pip offset
@@ -454,30 +495,7 @@ func (s *faceScratch) cues(c candidate) faceValue {
 	// Cue 2: template correlation on the continuous map.
 	// A grey-level opening (3x3 min, then max) removes glare arcs and
 	// edges thinner than a pip before the correlation.
-	for y := 0; y < faceN; y++ {
-		for x := 0; x < faceN; x++ {
-			m := math.Inf(1)
-			for dy := -1; dy <= 1; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					xx, yy := min(max(x+dx, 0), faceN-1), min(max(y+dy, 0), faceN-1)
-					m = min(m, s.dog[yy*faceN+xx])
-				}
-			}
-			s.tmp[y*faceN+x] = max(m, 0)
-		}
-	}
-	for y := 0; y < faceN; y++ {
-		for x := 0; x < faceN; x++ {
-			m := 0.0
-			for dy := -1; dy <= 1; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					xx, yy := min(max(x+dx, 0), faceN-1), min(max(y+dy, 0), faceN-1)
-					m = max(m, s.tmp[yy*faceN+xx])
-				}
-			}
-			s.cm[y*faceN+x] = m
-		}
-	}
+	open3(&s.dog, &s.cm, &s.tmp)
 	var mean, cnt float64
 	for y := faceMargin; y < faceN-faceMargin; y++ {
 		for x := faceMargin; x < faceN-faceMargin; x++ {
@@ -517,20 +535,7 @@ func (s *faceScratch) cues(c candidate) faceValue {
 				}
 			}
 		}
-		for i := range templates {
-			tp := &templates[i]
-			var dot float64
-			for y := faceMargin; y < faceN-faceMargin; y++ {
-				o := y*faceN + faceMargin
-				row, trow := sh[o:o+faceN-2*faceMargin], tp.t[o:o+faceN-2*faceMargin]
-				for j, v := range row {
-					dot += v * trow[j]
-				}
-			}
-			if ncc := dot / nrm; ncc > bestPer[tp.value] {
-				bestPer[tp.value] = ncc
-			}
-		}
+		correlate(sh, nrm, &bestPer)
 	}
 	tv, second := 0, -1.0
 	for v := 1; v <= 6; v++ {
@@ -585,6 +590,86 @@ func (s *faceScratch) cues(c candidate) faceValue {
 		out.conf = 0.4 * score
 	}
 	return out
+}
+
+// open3 is a grey-level opening of src with a 3x3 square (clamped
+// borders), negative values of the erosion set to 0: dst is the 3x3 max
+// of max(3x3 min, 0). tmp is scratch. Both filters are separable, and a
+// min or max is exact in any order.
+func open3(src, dst, tmp *[faceN * faceN]float64) {
+	var row [faceN]float64
+	for y := 0; y < faceN; y++ {
+		// 3x1 min down the column, then 1x3 min along the row.
+		a := src[max(y-1, 0)*faceN:][:faceN]
+		b := src[y*faceN:][:faceN]
+		c := src[min(y+1, faceN-1)*faceN:][:faceN]
+		for x := range row {
+			row[x] = min(a[x], b[x], c[x])
+		}
+		o := tmp[y*faceN:][:faceN]
+		o[0] = max(min(row[0], row[1]), 0)
+		for x := 1; x < faceN-1; x++ {
+			o[x] = max(min(row[x-1], row[x], row[x+1]), 0)
+		}
+		o[faceN-1] = max(min(row[faceN-2], row[faceN-1]), 0)
+	}
+	for y := 0; y < faceN; y++ {
+		a := tmp[max(y-1, 0)*faceN:][:faceN]
+		b := tmp[y*faceN:][:faceN]
+		c := tmp[min(y+1, faceN-1)*faceN:][:faceN]
+		for x := range row {
+			row[x] = max(a[x], b[x], c[x])
+		}
+		o := dst[y*faceN:][:faceN]
+		o[0] = max(row[0], row[1])
+		for x := 1; x < faceN-1; x++ {
+			o[x] = max(row[x-1], row[x], row[x+1])
+		}
+		o[faceN-1] = max(row[faceN-2], row[faceN-1])
+	}
+}
+
+// correlate raises bestPer[v] to the best normalised correlation (dot
+// product over the patch's inner part, over nrm) of sh with the templates
+// of value v. Four templates are summed side by side, each in the order
+// of a direct loop.
+func correlate(sh *[faceN * faceN]float64, nrm float64, bestPer *[7]float64) {
+	const n = faceN - 2*faceMargin
+	i := 0
+	for ; i+4 <= len(templates); i += 4 {
+		t0, t1, t2, t3 := &templates[i].t, &templates[i+1].t, &templates[i+2].t, &templates[i+3].t
+		var d0, d1, d2, d3 float64
+		for y := faceMargin; y < faceN-faceMargin; y++ {
+			o := y*faceN + faceMargin
+			row := sh[o : o+n]
+			r0, r1, r2, r3 := t0[o:o+n], t1[o:o+n], t2[o:o+n], t3[o:o+n]
+			for j, v := range row {
+				d0 += v * r0[j]
+				d1 += v * r1[j]
+				d2 += v * r2[j]
+				d3 += v * r3[j]
+			}
+		}
+		for k, d := range [4]float64{d0, d1, d2, d3} {
+			if ncc := d / nrm; ncc > bestPer[templates[i+k].value] {
+				bestPer[templates[i+k].value] = ncc
+			}
+		}
+	}
+	for ; i < len(templates); i++ {
+		tp := &templates[i]
+		var dot float64
+		for y := faceMargin; y < faceN-faceMargin; y++ {
+			o := y*faceN + faceMargin
+			row, trow := sh[o:o+n], tp.t[o:o+n]
+			for j, v := range row {
+				dot += v * trow[j]
+			}
+		}
+		if ncc := dot / nrm; ncc > bestPer[tp.value] {
+			bestPer[tp.value] = ncc
+		}
+	}
 }
 
 // sample fills the patch with the candidate's rectangle, shrunk a little
