@@ -117,18 +117,20 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	// keeps the background's colour.
 	var hist [256]int
 	for i := range mpix {
-		pb, pg, pr := int(fpix[3*i]), int(fpix[3*i+1]), int(fpix[3*i+2])
-		bb, bg, br := int(bpix[3*i]), int(bpix[3*i+1]), int(bpix[3*i+2])
-		pm, bm := (pb+pg+pr)/3, (bb+bg+br)/3
+		f, b := fpix[3*i:3*i+3:3*i+3], bpix[3*i:3*i+3:3*i+3]
+		pb, pg, pr := int(f[0]), int(f[1]), int(f[2])
+		bb, bg, br := int(b[0]), int(b[1]), int(b[2])
+		pm, bm := int(uint(pb+pg+pr)/3), int(uint(bb+bg+br)/3)
 		m := absInt((pb-pm)-(bb-bm)) + absInt((pg-pm)-(bg-bm)) + absInt((pr-pm)-(br-bm))
 		if bm > 0 {
-			// Brightness change beyond what a soft shadow does.
-			q := 256 * pm / bm
-			switch {
-			case q < 150:
-				m = max(m, (150-q)*2)
-			case q > 280:
-				m = max(m, (q-280)*2)
+			// Brightness change beyond what a soft shadow does: the
+			// ratio q = 256*pm/bm below 150 or above 280 (divided
+			// only then).
+			switch a := 256 * pm; {
+			case a < 150*bm:
+				m = max(m, (150-a/bm)*2)
+			case a >= 281*bm:
+				m = max(m, (a/bm-280)*2)
 			}
 		}
 		m = min(m, 255)
@@ -138,12 +140,12 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	// Threshold above the background's own variation.
 	med := percentile(hist[:], len(mpix), 0.5)
 	thr := uint8(clamp(float64(med)*3+14, 20, 60))
+	var bin [256]uint8
+	for v := int(thr) + 1; v < 256; v++ {
+		bin[v] = 255
+	}
 	for i, m := range mpix {
-		if m > thr {
-			mpix[i] = 255
-		} else {
-			mpix[i] = 0
-		}
+		mpix[i] = bin[m]
 	}
 
 	// Close small gaps (pips, glare) and fill holes, then drop specks.
@@ -362,7 +364,7 @@ func findCores(lab []int32, dist []float32, w int, bb image.Rectangle, id int32,
 		s[i] = 0
 	}
 	var cores [][]image.Point
-	var stack []image.Point
+	var stack, pts, all []image.Point
 	in := func(x, y int) bool {
 		return x >= bb.Min.X && y >= bb.Min.Y && x < bb.Max.X && y < bb.Max.Y &&
 			lab[y*w+x] == id && dist[y*w+x] >= t && s[(y-bb.Min.Y)*bw+x-bb.Min.X] == 0
@@ -372,7 +374,7 @@ func findCores(lab []int32, dist []float32, w int, bb image.Rectangle, id int32,
 			if !in(x, y) {
 				continue
 			}
-			var pts []image.Point
+			pts = pts[:0]
 			s[(y-bb.Min.Y)*bw+x-bb.Min.X] = 1
 			stack = append(stack[:0], image.Pt(x, y))
 			for len(stack) > 0 {
@@ -389,8 +391,10 @@ func findCores(lab []int32, dist []float32, w int, bb image.Rectangle, id int32,
 			if len(pts) < 2 {
 				continue
 			}
-			// Only the outline matters for the enclosing rectangle.
-			edge := pts[:0]
+			// Only the outline matters for the enclosing rectangle. The
+			// outlines share one buffer (a core keeps its part of it if
+			// the buffer grows).
+			a0 := len(all)
 			for _, p := range pts {
 				inner := true
 				for _, q := range [4]image.Point{{p.X + 1, p.Y}, {p.X - 1, p.Y}, {p.X, p.Y + 1}, {p.X, p.Y - 1}} {
@@ -400,10 +404,10 @@ func findCores(lab []int32, dist []float32, w int, bb image.Rectangle, id int32,
 					}
 				}
 				if !inner {
-					edge = append(edge, p)
+					all = append(all, p)
 				}
 			}
-			cores = append(cores, edge)
+			cores = append(cores, all[a0:len(all):len(all)])
 		}
 	}
 	return cores
@@ -415,14 +419,14 @@ func rectOf(pts []image.Point) candidate {
 	best := candidate{w: math.Inf(1), h: 1}
 	for deg := 0; deg < 90; deg += 2 {
 		a := float64(deg) * math.Pi / 180
-		co, si := math.Cos(a), math.Sin(a)
+		co, si := rectOfCos[deg/2], rectOfSin[deg/2]
 		u0, u1, v0, v1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 		for _, p := range pts {
 			x, y := float64(p.X)+0.5, float64(p.Y)+0.5
 			u := x*co + y*si
 			v := -x*si + y*co
-			u0, u1 = math.Min(u0, u), math.Max(u1, u)
-			v0, v1 = math.Min(v0, v), math.Max(v1, v)
+			u0, u1 = min(u0, u), max(u1, u)
+			v0, v1 = min(v0, v), max(v1, v)
 		}
 		// A pixel square projects to up to |cos|+|sin| wide.
 		pad := math.Abs(co) + math.Abs(si)
@@ -434,6 +438,15 @@ func rectOf(pts []image.Point) candidate {
 	}
 	return best
 }
+
+// rectOfCos and rectOfSin hold rectOf's angles' cosines and sines.
+var rectOfCos, rectOfSin = func() (c, s [45]float64) {
+	for deg := 0; deg < 90; deg += 2 {
+		a := float64(deg) * math.Pi / 180
+		c[deg/2], s[deg/2] = math.Cos(a), math.Sin(a)
+	}
+	return c, s
+}()
 
 // splitLong splits a rectangle that holds several dice in a row into
 // squares and sets each one's edge and flatness.
@@ -528,10 +541,8 @@ func (r *Reader) fillHoles(maxArea int) error {
 }
 
 func absInt(v int) int {
-	if v < 0 {
-		return -v
-	}
-	return v
+	s := v >> 63 // all ones when negative: no branch on noisy data
+	return (v ^ s) - s
 }
 
 // chamfer sets dist, inside bb, to each pixel of component id's distance
@@ -539,36 +550,58 @@ func absInt(v int) int {
 // Euclidean distance, in pixels).
 func chamfer(lab []int32, dist []float32, w int, bb image.Rectangle, id int32) {
 	const big = 1 << 20
-	at := func(x, y int) float32 {
-		if x < bb.Min.X || y < bb.Min.Y || x >= bb.Max.X || y >= bb.Max.Y {
-			return 0
-		}
-		return dist[y*w+x]
-	}
-	for y := bb.Min.Y; y < bb.Max.Y; y++ {
-		for x := bb.Min.X; x < bb.Max.X; x++ {
-			if lab[y*w+x] != id {
-				dist[y*w+x] = 0
+	x0, x1, y0, y1 := bb.Min.X, bb.Max.X, bb.Min.Y, bb.Max.Y
+	// Pixels outside bb count as 0. All values are small integers, exact
+	// in float32, and a min does not depend on its order.
+	for y := y0; y < y1; y++ {
+		o := y * w
+		for x := x0; x < x1; x++ {
+			if lab[o+x] != id {
+				dist[o+x] = 0
 				continue
 			}
-			d := float32(big)
-			d = min(d, at(x-1, y)+3, at(x, y-1)+3, at(x-1, y-1)+4, at(x+1, y-1)+4)
-			dist[y*w+x] = d
+			var l, u, ul, ur float32
+			if x > x0 {
+				l = dist[o+x-1]
+			}
+			if y > y0 {
+				u = dist[o-w+x]
+				if x > x0 {
+					ul = dist[o-w+x-1]
+				}
+				if x+1 < x1 {
+					ur = dist[o-w+x+1]
+				}
+			}
+			dist[o+x] = min(float32(big), l+3, u+3, ul+4, ur+4)
 		}
 	}
-	for y := bb.Max.Y - 1; y >= bb.Min.Y; y-- {
-		for x := bb.Max.X - 1; x >= bb.Min.X; x-- {
-			if lab[y*w+x] != id {
+	for y := y1 - 1; y >= y0; y-- {
+		o := y * w
+		for x := x1 - 1; x >= x0; x-- {
+			if lab[o+x] != id {
 				continue
 			}
-			d := dist[y*w+x]
-			d = min(d, at(x+1, y)+3, at(x, y+1)+3, at(x+1, y+1)+4, at(x-1, y+1)+4)
-			dist[y*w+x] = d
+			var r, d, dr, dl float32
+			if x+1 < x1 {
+				r = dist[o+x+1]
+			}
+			if y+1 < y1 {
+				d = dist[o+w+x]
+				if x+1 < x1 {
+					dr = dist[o+w+x+1]
+				}
+				if x > x0 {
+					dl = dist[o+w+x-1]
+				}
+			}
+			dist[o+x] = min(dist[o+x], r+3, d+3, dr+4, dl+4)
 		}
 	}
-	for y := bb.Min.Y; y < bb.Max.Y; y++ {
-		for x := bb.Min.X; x < bb.Max.X; x++ {
-			dist[y*w+x] /= 3
+	for y := y0; y < y1; y++ {
+		row := dist[y*w+x0 : y*w+x1]
+		for i := range row {
+			row[i] /= 3
 		}
 	}
 }
