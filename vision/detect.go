@@ -115,13 +115,18 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	// A die differs from the local background in colour, or is much
 	// darker or brighter than it; a shadow is only moderately darker and
 	// keeps the background's colour.
-	var hist [256]int
+	// Four histograms, one per pixel index mod 4: runs of equal values
+	// do not wait on each other's increments.
+	var hists [4][256]int32
+	fpix, bpix = fpix[:3*len(mpix)], bpix[:3*len(mpix)]
 	for i := range mpix {
 		f, b := fpix[3*i:3*i+3:3*i+3], bpix[3*i:3*i+3:3*i+3]
-		pb, pg, pr := int(f[0]), int(f[1]), int(f[2])
-		bb, bg, br := int(b[0]), int(b[1]), int(b[2])
-		pm, bm := int(uint(pb+pg+pr)/3), int(uint(bb+bg+br)/3)
-		m := absInt((pb-pm)-(bb-bm)) + absInt((pg-pm)-(bg-bm)) + absInt((pr-pm)-(br-bm))
+		pb, pg, pr := int32(f[0]), int32(f[1]), int32(f[2])
+		bb, bg, br := int32(b[0]), int32(b[1]), int32(b[2])
+		pm, bm := int32(uint32(pb+pg+pr)/3), int32(uint32(bb+bg+br)/3)
+		// Per channel, (pixel - its mean) - (background - its mean).
+		dm := pm - bm
+		m := abs32(pb-bb-dm) + abs32(pg-bg-dm) + abs32(pr-br-dm)
 		if bm > 0 {
 			// Brightness change beyond what a soft shadow does: the
 			// ratio q = 256*pm/bm below 150 or above 280 (divided
@@ -133,9 +138,13 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 				m = max(m, (a/bm-280)*2)
 			}
 		}
-		m = min(m, 255)
-		mpix[i] = uint8(m)
-		hist[m]++
+		m8 := uint8(min(m, 255))
+		mpix[i] = m8
+		hists[i&3][m8]++
+	}
+	var hist [256]int
+	for v := range hist {
+		hist[v] = int(hists[0][v]) + int(hists[1][v]) + int(hists[2][v]) + int(hists[3][v])
 	}
 	// Threshold above the background's own variation.
 	med := percentile(hist[:], len(mpix), 0.5)
@@ -540,8 +549,9 @@ func (r *Reader) fillHoles(maxArea int) error {
 	return nil
 }
 
-func absInt(v int) int {
-	s := v >> 63 // all ones when negative: no branch on noisy data
+// abs32 is |v|, without a branch (noisy data defeats prediction).
+func abs32(v int32) int32 {
+	s := v >> 31 // all ones when negative
 	return (v ^ s) - s
 }
 
