@@ -58,13 +58,19 @@ type faceScratch struct {
 // of three channels) a pip must have.
 const pipMinContrast = 15
 
-// blur is a separable Gaussian blur of a patch with clamped borders.
-// Each output pixel sums its taps in kernel order, as a direct loop
-// would; eight outputs are summed side by side.
-func blur(src, dst, tmp *[faceN * faceN]float64, sigma float64) {
+// blurInner is a separable Gaussian blur of a patch with clamped
+// borders, computed on the patch's inner part only (faceMargin from each
+// edge; the rest of dst is left as it was). Each output pixel sums its
+// taps in kernel order, as a direct loop would; seven outputs are summed
+// side by side.
+func blurInner(src, dst, tmp *[faceN * faceN]float64, sigma float64) {
+	const lo, hi = faceMargin, faceN - faceMargin
+	// The inner part's width is a multiple of the seven outputs.
+	var _ [0]struct{} = [(hi - lo) % 7]struct{}{}
 	k := gaussKernel(sigma)
 	rad := len(k) / 2
-	// Rows, each padded with copies of its end pixels.
+	// Rows (all of them: the columns pass reads them), each padded with
+	// copies of its end pixels.
 	var pad [faceN + 2*maxBlurRad]float64
 	for y := 0; y < faceN; y++ {
 		row := src[y*faceN : (y+1)*faceN]
@@ -74,10 +80,10 @@ func blur(src, dst, tmp *[faceN * faceN]float64, sigma float64) {
 		}
 		copy(pad[rad:rad+faceN], row)
 		out := tmp[y*faceN : (y+1)*faceN]
-		for x := 0; x < faceN; x += 8 {
-			var v0, v1, v2, v3, v4, v5, v6, v7 float64
+		for x := lo; x < hi; x += 7 {
+			var v0, v1, v2, v3, v4, v5, v6 float64
 			for i, kv := range k {
-				p := pad[x+i : x+i+8]
+				p := pad[x+i : x+i+7]
 				v0 += kv * p[0]
 				v1 += kv * p[1]
 				v2 += kv * p[2]
@@ -85,19 +91,18 @@ func blur(src, dst, tmp *[faceN * faceN]float64, sigma float64) {
 				v4 += kv * p[4]
 				v5 += kv * p[5]
 				v6 += kv * p[6]
-				v7 += kv * p[7]
 			}
-			o := out[x : x+8]
-			o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7] = v0, v1, v2, v3, v4, v5, v6, v7
+			o := out[x : x+7]
+			o[0], o[1], o[2], o[3], o[4], o[5], o[6] = v0, v1, v2, v3, v4, v5, v6
 		}
 	}
 	// Columns, clamping the row index.
-	for y := 0; y < faceN; y++ {
-		for x := 0; x < faceN; x += 8 {
-			var v0, v1, v2, v3, v4, v5, v6, v7 float64
+	for y := lo; y < hi; y++ {
+		for x := lo; x < hi; x += 7 {
+			var v0, v1, v2, v3, v4, v5, v6 float64
 			for i, kv := range k {
 				yy := min(max(y+i-rad, 0), faceN-1)
-				p := tmp[yy*faceN+x : yy*faceN+x+8]
+				p := tmp[yy*faceN+x : yy*faceN+x+7]
 				v0 += kv * p[0]
 				v1 += kv * p[1]
 				v2 += kv * p[2]
@@ -105,26 +110,36 @@ func blur(src, dst, tmp *[faceN * faceN]float64, sigma float64) {
 				v4 += kv * p[4]
 				v5 += kv * p[5]
 				v6 += kv * p[6]
-				v7 += kv * p[7]
 			}
-			o := dst[y*faceN+x : y*faceN+x+8]
-			o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7] = v0, v1, v2, v3, v4, v5, v6, v7
+			o := dst[y*faceN+x : y*faceN+x+7]
+			o[0], o[1], o[2], o[3], o[4], o[5], o[6] = v0, v1, v2, v3, v4, v5, v6
 		}
 	}
 }
 
-// maxBlurRad is the largest kernel radius blur supports.
+// maxBlurRad is the largest kernel radius blurInner supports.
 const maxBlurRad = 15
 
-// blurKernels caches gaussKernel's kernels by sigma.
-var blurKernels sync.Map
+// The kernels of the two blurs blobs uses, computed once.
+var (
+	kernelPip  = makeGaussKernel(1.2)
+	kernelBody = makeGaussKernel(4.5)
+)
 
-// gaussKernel is blur's normalised Gaussian kernel for sigma, of radius
-// ceil(2.5 sigma).
+// gaussKernel is blurInner's normalised Gaussian kernel for sigma.
 func gaussKernel(sigma float64) []float64 {
-	if k, ok := blurKernels.Load(sigma); ok {
-		return k.([]float64)
+	switch sigma {
+	case 1.2:
+		return kernelPip
+	case 4.5:
+		return kernelBody
 	}
+	return makeGaussKernel(sigma)
+}
+
+// makeGaussKernel is the normalised Gaussian kernel for sigma, of radius
+// ceil(2.5 sigma).
+func makeGaussKernel(sigma float64) []float64 {
 	rad := int(math.Ceil(2.5 * sigma))
 	if rad > maxBlurRad {
 		panic("vision: blur sigma too large")
@@ -138,7 +153,6 @@ func gaussKernel(sigma float64) []float64 {
 	for i := range k {
 		k[i] /= sum
 	}
-	blurKernels.Store(sigma, k)
 	return k
 }
 
@@ -677,13 +691,16 @@ func correlate(sh *[faceN * faceN]float64, nrm float64, bestPer *[7]float64) {
 func (s *faceScratch) sample(fr bgrImage, c candidate) {
 	const shrink = 0.94
 	co, si := math.Cos(c.angle), math.Sin(c.angle)
+	var us [faceN]float64
+	for i := range us {
+		us[i] = ((float64(i)+0.5)/faceN - 0.5) * c.w * shrink
+	}
 	for j := 0; j < faceN; j++ {
 		v := ((float64(j)+0.5)/faceN - 0.5) * c.h * shrink
-		for i := 0; i < faceN; i++ {
-			u := ((float64(i)+0.5)/faceN - 0.5) * c.w * shrink
+		for i, u := range us {
 			x := c.cx + u*co - v*si - 0.5
 			y := c.cy + u*si + v*co - 0.5
-			x0, y0 := int(math.Floor(x)), int(math.Floor(y))
+			x0, y0 := floorInt(x), floorInt(y)
 			fx, fy := x-float64(x0), y-float64(y0)
 			o := (j*faceN + i) * 3
 			// Offsets of the four neighbours, clamped to the frame.
@@ -691,33 +708,46 @@ func (s *faceScratch) sample(fr bgrImage, c candidate) {
 			ya, yb := min(max(y0, 0), fr.h-1), min(max(y0+1, 0), fr.h-1)
 			o00, o10 := (ya*fr.w+xa)*3, (ya*fr.w+xb)*3
 			o01, o11 := (yb*fr.w+xa)*3, (yb*fr.w+xb)*3
+			p00, p10 := fr.pix[o00:o00+3:o00+3], fr.pix[o10:o10+3:o10+3]
+			p01, p11 := fr.pix[o01:o01+3:o01+3], fr.pix[o11:o11+3:o11+3]
 			w00, w10 := (1-fx)*(1-fy), fx*(1-fy)
 			w01, w11 := (1-fx)*fy, fx*fy
-			for ch := 0; ch < 3; ch++ {
-				s.patch[o+ch] = float64(fr.pix[o00+ch])*w00 + float64(fr.pix[o10+ch])*w10 +
-					float64(fr.pix[o01+ch])*w01 + float64(fr.pix[o11+ch])*w11
+			out := s.patch[o : o+3 : o+3]
+			for ch := range out {
+				out[ch] = float64(p00[ch])*w00 + float64(p10[ch])*w10 +
+					float64(p01[ch])*w01 + float64(p11[ch])*w11
 			}
 		}
 	}
+}
+
+// floorInt is int(math.Floor(x)) for x well inside the int range,
+// without the call.
+func floorInt(x float64) int {
+	i := int(x) // towards zero
+	if float64(i) > x {
+		i--
+	}
+	return i
 }
 
 // pipMap sets d to each pixel's colour distance from the face's body
 // colour (the per-channel median over the patch's inner part).
 func (s *faceScratch) pipMap() {
 	med := &s.med
-	var hist [256]int
+	var hist [3][256]int
+	n := 0
+	for y := faceMargin; y < faceN-faceMargin; y++ {
+		for x := faceMargin; x < faceN-faceMargin; x++ {
+			p := s.patch[(y*faceN+x)*3:][:3]
+			hist[0][int(p[0])]++
+			hist[1][int(p[1])]++
+			hist[2][int(p[2])]++
+			n++
+		}
+	}
 	for ch := 0; ch < 3; ch++ {
-		for i := range hist {
-			hist[i] = 0
-		}
-		n := 0
-		for y := faceMargin; y < faceN-faceMargin; y++ {
-			for x := faceMargin; x < faceN-faceMargin; x++ {
-				hist[int(s.patch[(y*faceN+x)*3+ch])]++
-				n++
-			}
-		}
-		med[ch] = float64(percentile(hist[:], n, 0.5))
+		med[ch] = float64(percentile(hist[ch][:], n, 0.5))
 	}
 	for i := 0; i < faceN*faceN; i++ {
 		s.d[i] = math.Abs(s.patch[3*i]-med[0]) + math.Abs(s.patch[3*i+1]-med[1]) + math.Abs(s.patch[3*i+2]-med[2])
@@ -731,8 +761,8 @@ func (s *faceScratch) blobs() (centres [][2]float64, junk bool) {
 	// Pips are compact blobs of about a known size: a difference of
 	// blurs keeps them and flattens thin glare arcs, edges and the slow
 	// variation of marbled bodies.
-	blur(&s.d, &s.g1, &s.tmp, 1.2)
-	blur(&s.d, &s.g2, &s.tmp, 4.5)
+	blurInner(&s.d, &s.g1, &s.tmp, 1.2)
+	blurInner(&s.d, &s.g2, &s.tmp, 4.5)
 	peak := 0.0
 	for y := faceMargin; y < faceN-faceMargin; y++ {
 		for x := faceMargin; x < faceN-faceMargin; x++ {
@@ -866,6 +896,12 @@ func matchLayout(c [][2]float64) (int, float64, layoutFit) {
 				den += px*px + py*py
 			}
 			a, b := sa/den, sb/den
+			// Most assignments give a scale far out of range: test its
+			// square first (the margin is far beyond rounding, so only
+			// those the test below drops are dropped).
+			if h2 := a*a + b*b; h2 < 0.14*0.14*(1-1e-9) || h2 > 0.42*0.42*(1+1e-9) {
+				continue
+			}
 			scale := math.Hypot(a, b)
 			// The patch's angle is only a guess: four or more pips may
 			// turn freely, as they fix the turn themselves; two or three
@@ -1068,30 +1104,51 @@ func alignAngle(fr bgrImage, c candidate) candidate {
 	x1, y1 := min(bb.Max.X, fr.w-1), min(bb.Max.Y, fr.h-1)
 	co, si := math.Cos(c.angle), math.Sin(c.angle)
 	hw, hh := 0.6*c.w, 0.6*c.h
-	grey := func(x, y int) float64 {
-		o := (y*fr.w + x) * 3
-		return float64(fr.pix[o]) + float64(fr.pix[o+1]) + float64(fr.pix[o+2])
-	}
 	var sc, ss, sm float64
-	for y := y0; y < y1; y++ {
-		for x := x0; x < x1; x++ {
-			dx, dy := float64(x)+0.5-c.cx, float64(y)+0.5-c.cy
-			if u, v := dx*co+dy*si, -dx*si+dy*co; math.Abs(u) > hw || math.Abs(v) > hh {
-				continue
+	if x0 < x1 && y0 < y1 {
+		// Grey levels (sums of the three channels) of the rows above, at
+		// and below y, over columns x0-1 .. x1.
+		n := x1 - x0 + 2
+		var buf [3 * 256]int32
+		var rows []int32
+		if 3*n <= len(buf) {
+			rows = buf[:3*n]
+		} else {
+			rows = make([]int32, 3*n)
+		}
+		greyRow := func(dst []int32, y int) {
+			p := fr.pix[(y*fr.w+x0-1)*3 : (y*fr.w+x1+1)*3]
+			for i := range dst {
+				dst[i] = int32(p[3*i]) + int32(p[3*i+1]) + int32(p[3*i+2])
 			}
-			gx := grey(x+1, y) - grey(x-1, y)
-			gy := grey(x, y+1) - grey(x, y-1)
-			m2 := gx*gx + gy*gy
-			if m2 == 0 {
-				continue
+		}
+		up, mid, down := rows[:n], rows[n:2*n], rows[2*n:]
+		greyRow(up, y0-1)
+		greyRow(mid, y0)
+		for y := y0; y < y1; y++ {
+			greyRow(down, y+1)
+			for x := x0; x < x1; x++ {
+				dx, dy := float64(x)+0.5-c.cx, float64(y)+0.5-c.cy
+				if u, v := dx*co+dy*si, -dx*si+dy*co; math.Abs(u) > hw || math.Abs(v) > hh {
+					continue
+				}
+				// Differences of whole grey levels: exact in float64.
+				i := x - x0 + 1
+				gx := float64(mid[i+1] - mid[i-1])
+				gy := float64(down[i] - up[i])
+				m2 := gx*gx + gy*gy
+				if m2 == 0 {
+					continue
+				}
+				// cos and sin of 4 theta from the gradient vector.
+				c2 := (gx*gx - gy*gy) / m2
+				s2 := 2 * gx * gy / m2
+				m := math.Sqrt(m2)
+				sc += m * (c2*c2 - s2*s2)
+				ss += m * 2 * c2 * s2
+				sm += m
 			}
-			// cos and sin of 4 theta from the gradient vector.
-			c2 := (gx*gx - gy*gy) / m2
-			s2 := 2 * gx * gy / m2
-			m := math.Sqrt(m2)
-			sc += m * (c2*c2 - s2*s2)
-			ss += m * 2 * c2 * s2
-			sm += m
+			up, mid, down = mid, down, up
 		}
 	}
 	if sm == 0 || math.Hypot(sc, ss) < 0.15*sm {

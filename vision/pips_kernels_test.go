@@ -112,6 +112,17 @@ func sameBits(t *testing.T, what string, got, want *[faceN * faceN]float64) {
 	}
 }
 
+func sameInner(t *testing.T, what string, got, want *[faceN * faceN]float64) {
+	t.Helper()
+	for y := faceMargin; y < faceN-faceMargin; y++ {
+		for x := faceMargin; x < faceN-faceMargin; x++ {
+			if i := y*faceN + x; math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("%s: pixel %d = %v, direct loop gives %v", what, i, got[i], want[i])
+			}
+		}
+	}
+}
+
 func TestPipKernelsExact(t *testing.T) {
 	templatesOnce.Do(buildTemplates)
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -119,9 +130,9 @@ func TestPipKernelsExact(t *testing.T) {
 	for iter := 0; iter < 200; iter++ {
 		randomPatch(rng, &src, iter%2 == 1)
 		for _, sigma := range []float64{1.2, 4.5, 0.7, 2} {
-			blur(&src, &got, &tmp, sigma)
+			blurInner(&src, &got, &tmp, sigma)
 			blurDirect(&src, &want, sigma)
-			sameBits(t, "blur", &got, &want)
+			sameInner(t, "blurInner", &got, &want)
 		}
 		open3(&src, &got, &tmp)
 		open3Direct(&src, &want)
