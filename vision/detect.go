@@ -149,13 +149,8 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	// Threshold above the background's own variation.
 	med := percentile(hist[:], len(mpix), 0.5)
 	thr := uint8(clamp(float64(med)*3+14, 20, 60))
-	var bin [256]uint8
-	for v := int(thr) + 1; v < 256; v++ {
-		bin[v] = 255
-	}
-	for i, m := range mpix {
-		mpix[i] = bin[m]
-	}
+	// In place: 255 above thr, else 0.
+	gocv.Threshold(r.mask, &r.mask, float32(thr), 255, gocv.ThresholdBinary)
 
 	// Close small gaps (pips, glare) and fill holes, then drop specks.
 	ck := 5
