@@ -713,13 +713,21 @@ func (s *faceScratch) sample(fr bgrImage, c candidate) {
 			w00, w10 := (1-fx)*(1-fy), fx*(1-fy)
 			w01, w11 := (1-fx)*fy, fx*fy
 			out := s.patch[o : o+3 : o+3]
-			for ch := range out {
-				out[ch] = float64(p00[ch])*w00 + float64(p10[ch])*w10 +
-					float64(p01[ch])*w01 + float64(p11[ch])*w11
-			}
+			out[0] = byteFloat[p00[0]]*w00 + byteFloat[p10[0]]*w10 + byteFloat[p01[0]]*w01 + byteFloat[p11[0]]*w11
+			out[1] = byteFloat[p00[1]]*w00 + byteFloat[p10[1]]*w10 + byteFloat[p01[1]]*w01 + byteFloat[p11[1]]*w11
+			out[2] = byteFloat[p00[2]]*w00 + byteFloat[p10[2]]*w10 + byteFloat[p01[2]]*w01 + byteFloat[p11[2]]*w11
 		}
 	}
 }
+
+// byteFloat is float64(b) for each byte b, looked up rather than
+// converted.
+var byteFloat = func() (t [256]float64) {
+	for i := range t {
+		t[i] = float64(i)
+	}
+	return t
+}()
 
 // floorInt is int(math.Floor(x)) for x well inside the int range,
 // without the call.
