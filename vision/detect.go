@@ -368,7 +368,7 @@ func findCores(lab []int32, dist []float32, w int, bb image.Rectangle, id int32,
 		s[i] = 0
 	}
 	var cores [][]image.Point
-	var stack, pts, all []image.Point
+	var stack []image.Point
 	in := func(x, y int) bool {
 		return x >= bb.Min.X && y >= bb.Min.Y && x < bb.Max.X && y < bb.Max.Y &&
 			lab[y*w+x] == id && dist[y*w+x] >= t && s[(y-bb.Min.Y)*bw+x-bb.Min.X] == 0
@@ -378,7 +378,7 @@ func findCores(lab []int32, dist []float32, w int, bb image.Rectangle, id int32,
 			if !in(x, y) {
 				continue
 			}
-			pts = pts[:0]
+			var pts []image.Point
 			s[(y-bb.Min.Y)*bw+x-bb.Min.X] = 1
 			stack = append(stack[:0], image.Pt(x, y))
 			for len(stack) > 0 {
@@ -395,10 +395,8 @@ func findCores(lab []int32, dist []float32, w int, bb image.Rectangle, id int32,
 			if len(pts) < 2 {
 				continue
 			}
-			// Only the outline matters for the enclosing rectangle. The
-			// outlines share one buffer (a core keeps its part of it if
-			// the buffer grows).
-			a0 := len(all)
+			// Only the outline matters for the enclosing rectangle.
+			edge := pts[:0]
 			for _, p := range pts {
 				inner := true
 				for _, q := range [4]image.Point{{p.X + 1, p.Y}, {p.X - 1, p.Y}, {p.X, p.Y + 1}, {p.X, p.Y - 1}} {
@@ -408,10 +406,10 @@ func findCores(lab []int32, dist []float32, w int, bb image.Rectangle, id int32,
 					}
 				}
 				if !inner {
-					all = append(all, p)
+					edge = append(edge, p)
 				}
 			}
-			cores = append(cores, all[a0:len(all):len(all)])
+			cores = append(cores, edge)
 		}
 	}
 	return cores
