@@ -39,7 +39,7 @@ bench: setup
 
 # Reader accuracy on the real photos and generated scenes.
 accuracy: setup
-	$(GO) test -count=1 -run Accuracy -v ./vision/
+	$(GO) test -count=1 -tags scenes -run Accuracy -v -timeout 30m ./vision/
 
 # Each fuzz target for FUZZTIME (default 60 s).
 fuzz: setup

@@ -98,6 +98,9 @@ type tally struct {
 	confusion [7][7]int
 	// confident is wrong values read with confidence >= 0.9.
 	confidentWrong int
+	// notFlat and bigger count the detections reported not flat and those
+	// with a size ratio at or above the rules' stacked cut (1.12).
+	notFlat, bigger int
 }
 
 func (t *tally) recall() float64    { return ratio(t.matched, t.truth) }
@@ -212,6 +215,14 @@ func evalPhotoSet(t testing.TB, ps photoSet, r *Reader, pipBoxes bool) tally {
 		tl.found += len(dets)
 		tl.matched += len(pairs)
 		tl.centreMatched += centreMatches(truth, dets)
+		for _, d := range dets {
+			if !d.Flat {
+				tl.notFlat++
+			}
+			if d.SizeRatio >= 1.12 {
+				tl.bigger++
+			}
+		}
 		for _, p := range pairs {
 			g, d := truth[p[0]], dets[p[1]]
 			tl.confusion[g.value][d.Value]++
@@ -325,6 +336,7 @@ func TestAccuracyPhotos(t *testing.T) {
 				t.Logf("%s: labels box the pips; a label matches the die box or the pip box", bar.set)
 			}
 			t.Logf("%s\n%s", bar.set, tl.report())
+			t.Logf("%s: %d detections not flat, %d with size ratio >= 1.12", bar.set, tl.notFlat, tl.bigger)
 			t.Logf("issue bar: recall >= %.0f%%, precision >= %.0f%%, wrong <= %.0f%%, unreadable <= %.0f%%",
 				100*bar.issueRecall, 100*bar.issuePrecision, 100*bar.issueWrong, 100*bar.issueUnreadable)
 			if tl.recall() < bar.minRecall {

@@ -138,13 +138,8 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		}
 	}
 	thr = diffMask(fpix, bpix, mpix, gray)
-	for i, m := range mpix {
-		if m > thr {
-			mpix[i] = 255
-		} else {
-			mpix[i] = 0
-		}
-	}
+	// In place: 255 above thr, else 0.
+	gocv.Threshold(r.mask, &r.mask, float32(thr), 255, gocv.ThresholdBinary)
 
 	// Close small gaps (pips, glare) and fill holes, then drop specks.
 	ck := 5
@@ -467,14 +462,14 @@ func rectOf(pts []image.Point) candidate {
 	best := candidate{w: math.Inf(1), h: 1}
 	for deg := 0; deg < 90; deg += 2 {
 		a := float64(deg) * math.Pi / 180
-		co, si := math.Cos(a), math.Sin(a)
+		co, si := rectOfCos[deg/2], rectOfSin[deg/2]
 		u0, u1, v0, v1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 		for _, p := range pts {
 			x, y := float64(p.X)+0.5, float64(p.Y)+0.5
 			u := x*co + y*si
 			v := -x*si + y*co
-			u0, u1 = math.Min(u0, u), math.Max(u1, u)
-			v0, v1 = math.Min(v0, v), math.Max(v1, v)
+			u0, u1 = min(u0, u), max(u1, u)
+			v0, v1 = min(v0, v), max(v1, v)
 		}
 		// A pixel square projects to up to |cos|+|sin| wide.
 		pad := math.Abs(co) + math.Abs(si)
@@ -486,6 +481,15 @@ func rectOf(pts []image.Point) candidate {
 	}
 	return best
 }
+
+// rectOfCos and rectOfSin hold rectOf's angles' cosines and sines.
+var rectOfCos, rectOfSin = func() (c, s [45]float64) {
+	for deg := 0; deg < 90; deg += 2 {
+		a := float64(deg) * math.Pi / 180
+		c[deg/2], s[deg/2] = math.Cos(a), math.Sin(a)
+	}
+	return c, s
+}()
 
 // splitLong splits a rectangle that holds several dice in a row into
 // squares and sets each one's edge and flatness.
@@ -622,11 +626,10 @@ func fillMatHoles(m, hierM *gocv.Mat, maxArea int) error {
 	return nil
 }
 
-func absInt(v int) int {
-	if v < 0 {
-		return -v
-	}
-	return v
+// abs32 is |v|, without a branch (noisy data defeats prediction).
+func abs32(v int32) int32 {
+	s := v >> 31 // all ones when negative
+	return (v ^ s) - s
 }
 
 // chamfer sets dist, inside bb, to each pixel of component id's distance
@@ -634,36 +637,58 @@ func absInt(v int) int {
 // Euclidean distance, in pixels).
 func chamfer(lab []int32, dist []float32, w int, bb image.Rectangle, id int32) {
 	const big = 1 << 20
-	at := func(x, y int) float32 {
-		if x < bb.Min.X || y < bb.Min.Y || x >= bb.Max.X || y >= bb.Max.Y {
-			return 0
-		}
-		return dist[y*w+x]
-	}
-	for y := bb.Min.Y; y < bb.Max.Y; y++ {
-		for x := bb.Min.X; x < bb.Max.X; x++ {
-			if lab[y*w+x] != id {
-				dist[y*w+x] = 0
+	x0, x1, y0, y1 := bb.Min.X, bb.Max.X, bb.Min.Y, bb.Max.Y
+	// Pixels outside bb count as 0. All values are small integers, exact
+	// in float32, and a min does not depend on its order.
+	for y := y0; y < y1; y++ {
+		o := y * w
+		for x := x0; x < x1; x++ {
+			if lab[o+x] != id {
+				dist[o+x] = 0
 				continue
 			}
-			d := float32(big)
-			d = min(d, at(x-1, y)+3, at(x, y-1)+3, at(x-1, y-1)+4, at(x+1, y-1)+4)
-			dist[y*w+x] = d
+			var l, u, ul, ur float32
+			if x > x0 {
+				l = dist[o+x-1]
+			}
+			if y > y0 {
+				u = dist[o-w+x]
+				if x > x0 {
+					ul = dist[o-w+x-1]
+				}
+				if x+1 < x1 {
+					ur = dist[o-w+x+1]
+				}
+			}
+			dist[o+x] = min(float32(big), l+3, u+3, ul+4, ur+4)
 		}
 	}
-	for y := bb.Max.Y - 1; y >= bb.Min.Y; y-- {
-		for x := bb.Max.X - 1; x >= bb.Min.X; x-- {
-			if lab[y*w+x] != id {
+	for y := y1 - 1; y >= y0; y-- {
+		o := y * w
+		for x := x1 - 1; x >= x0; x-- {
+			if lab[o+x] != id {
 				continue
 			}
-			d := dist[y*w+x]
-			d = min(d, at(x+1, y)+3, at(x, y+1)+3, at(x+1, y+1)+4, at(x-1, y+1)+4)
-			dist[y*w+x] = d
+			var r, d, dr, dl float32
+			if x+1 < x1 {
+				r = dist[o+x+1]
+			}
+			if y+1 < y1 {
+				d = dist[o+w+x]
+				if x+1 < x1 {
+					dr = dist[o+w+x+1]
+				}
+				if x > x0 {
+					dl = dist[o+w+x-1]
+				}
+			}
+			dist[o+x] = min(dist[o+x], r+3, d+3, dr+4, dl+4)
 		}
 	}
-	for y := bb.Min.Y; y < bb.Max.Y; y++ {
-		for x := bb.Min.X; x < bb.Max.X; x++ {
-			dist[y*w+x] /= 3
+	for y := y0; y < y1; y++ {
+		row := dist[y*w+x0 : y*w+x1]
+		for i := range row {
+			row[i] /= 3
 		}
 	}
 }
@@ -721,14 +746,20 @@ func medianSquareEdge(cands []candidate) float64 {
 // diffMask sets mpix to each pixel's difference from the background
 // (0-255) and returns the threshold above which a pixel is foreground.
 func diffMask(fpix, bpix, mpix, gray []uint8) uint8 {
-	var hist [256]int
+	// Four histograms, one per pixel index mod 4: runs of equal values
+	// do not wait on each other's increments.
+	var hists [4][256]int32
 	n := len(mpix)
 	fpix, bpix, gray = fpix[:3*n], bpix[:3*n], gray[:n]
 	for i := range mpix {
-		m, pm := pixDiff(fpix[3*i:3*i+3], bpix[3*i:3*i+3])
+		m, pm := pixDiff(fpix[3*i:3*i+3:3*i+3], bpix[3*i:3*i+3:3*i+3])
 		gray[i] = uint8(pm)
-		mpix[i] = uint8(m)
-		hist[m]++
+		mpix[i] = m
+		hists[i&3][m]++
+	}
+	var hist [256]int
+	for v := range hist {
+		hist[v] = int(hists[0][v]) + int(hists[1][v]) + int(hists[2][v]) + int(hists[3][v])
 	}
 	return diffThreshold(&hist, n)
 }
@@ -742,24 +773,27 @@ func diffThreshold(hist *[256]int, n int) uint8 {
 
 // pixDiff is a BGR pixel's difference from the background's colour
 // (0-255), and the pixel's grey level.
-func pixDiff(f, b []uint8) (int, int) {
+func pixDiff(f, b []uint8) (uint8, int32) {
 	// A die differs from the local background in colour, or is much
 	// darker or brighter than it; a shadow is only moderately darker and
 	// keeps the background's colour.
-	pb, pg, pr := int(f[0]), int(f[1]), int(f[2])
-	bb, bg, br := int(b[0]), int(b[1]), int(b[2])
-	pm, bm := (pb+pg+pr)/3, (bb+bg+br)/3
-	m := absInt((pb-pm)-(bb-bm)) + absInt((pg-pm)-(bg-bm)) + absInt((pr-pm)-(br-bm))
-	// Brightness change beyond what a soft shadow does: the ratio
-	// q = 256 pm / bm below 150 or above 280 (divided only then).
-	switch {
-	case bm == 0:
-	case 256*pm < 150*bm:
-		m = max(m, (150-256*pm/bm)*2)
-	case 256*pm >= 281*bm:
-		m = max(m, (256*pm/bm-280)*2)
+	pb, pg, pr := int32(f[0]), int32(f[1]), int32(f[2])
+	bb, bg, br := int32(b[0]), int32(b[1]), int32(b[2])
+	pm, bm := int32(uint32(pb+pg+pr)/3), int32(uint32(bb+bg+br)/3)
+	// Per channel, (pixel - its mean) - (background - its mean).
+	dm := pm - bm
+	m := abs32(pb-bb-dm) + abs32(pg-bg-dm) + abs32(pr-br-dm)
+	if bm > 0 {
+		// Brightness change beyond what a soft shadow does: the ratio
+		// q = 256*pm/bm below 150 or above 280 (divided only then).
+		switch a := 256 * pm; {
+		case a < 150*bm:
+			m = max(m, (150-a/bm)*2)
+		case a >= 281*bm:
+			m = max(m, (a/bm-280)*2)
+		}
 	}
-	return min(m, 255), pm
+	return uint8(min(m, 255)), pm
 }
 
 // diffSampled is diffMask on the pixels at even x and y only: it stores
@@ -771,8 +805,8 @@ func diffSampled(fpix, bpix []uint8, w, h int, mpix []uint8) uint8 {
 	for y := 0; y < h; y += 2 {
 		for x := 0; x < w; x += 2 {
 			i := y*w + x
-			m, _ := pixDiff(fpix[3*i:3*i+3], bpix[3*i:3*i+3])
-			mpix[i] = uint8(m)
+			m, _ := pixDiff(fpix[3*i:3*i+3:3*i+3], bpix[3*i:3*i+3:3*i+3])
+			mpix[i] = m
 			hist[m]++
 			n++
 		}
@@ -942,7 +976,7 @@ func gradMask(g, mpix []uint8, w, h int, gr []uint8) {
 	for y := 1; y < h-1; y++ {
 		up, row, dn, out := g[(y-1)*w:y*w], g[y*w:(y+1)*w], g[(y+1)*w:(y+2)*w], gr[y*w:(y+1)*w]
 		for x := 1; x < w-1; x++ {
-			d := absInt(int(row[x+1])-int(row[x-1])) + absInt(int(dn[x])-int(up[x]))
+			d := abs32(int32(row[x+1])-int32(row[x-1])) + abs32(int32(dn[x])-int32(up[x]))
 			d = min(d, 255)
 			out[x] = uint8(d)
 			hist[d]++

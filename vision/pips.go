@@ -29,6 +29,9 @@ type faceValue struct {
 	rot float64
 	// lv is cue 1's value (0: no layout fits).
 	lv int
+	// DIAG
+	lscore, ncc1, ncc2, nccScore float64
+	junk, sq                     bool
 }
 
 // faceScratch holds the per-face buffers a Reader reuses.
@@ -42,6 +45,8 @@ type faceScratch struct {
 	kept     []pipBlob // the blobs components returned
 	keptSave []pipBlob
 	med      [3]float64 // the body's colour (BGR), from pipMap
+	// noChroma leaves out readAt's hue-only look.
+	noChroma bool
 	g1       [faceN * faceN]float64
 	g2       [faceN * faceN]float64
 	tmp      [faceN * faceN]float64
@@ -53,44 +58,102 @@ type faceScratch struct {
 // of three channels) a pip must have.
 const pipMinContrast = 15
 
-// blur is a separable Gaussian blur of a patch with clamped borders.
-func blur(src, dst, tmp *[faceN * faceN]float64, sigma float64) {
+// blurInner is a separable Gaussian blur of a patch with clamped
+// borders, computed on the patch's inner part only (faceMargin from each
+// edge; the rest of dst is left as it was). Each output pixel sums its
+// taps in kernel order, as a direct loop would; seven outputs are summed
+// side by side.
+func blurInner(src, dst, tmp *[faceN * faceN]float64, sigma float64) {
+	const lo, hi = faceMargin, faceN - faceMargin
+	// The inner part's width is a multiple of the seven outputs.
+	var _ [0]struct{} = [(hi - lo) % 7]struct{}{}
+	k := gaussKernel(sigma)
+	rad := len(k) / 2
+	// Rows (all of them: the columns pass reads them), each padded with
+	// copies of its end pixels.
+	var pad [faceN + 2*maxBlurRad]float64
+	for y := 0; y < faceN; y++ {
+		row := src[y*faceN : (y+1)*faceN]
+		for i := 0; i < rad; i++ {
+			pad[i] = row[0]
+			pad[rad+faceN+i] = row[faceN-1]
+		}
+		copy(pad[rad:rad+faceN], row)
+		out := tmp[y*faceN : (y+1)*faceN]
+		for x := lo; x < hi; x += 7 {
+			var v0, v1, v2, v3, v4, v5, v6 float64
+			for i, kv := range k {
+				p := pad[x+i : x+i+7]
+				v0 += kv * p[0]
+				v1 += kv * p[1]
+				v2 += kv * p[2]
+				v3 += kv * p[3]
+				v4 += kv * p[4]
+				v5 += kv * p[5]
+				v6 += kv * p[6]
+			}
+			o := out[x : x+7]
+			o[0], o[1], o[2], o[3], o[4], o[5], o[6] = v0, v1, v2, v3, v4, v5, v6
+		}
+	}
+	// Columns, clamping the row index.
+	for y := lo; y < hi; y++ {
+		for x := lo; x < hi; x += 7 {
+			var v0, v1, v2, v3, v4, v5, v6 float64
+			for i, kv := range k {
+				yy := min(max(y+i-rad, 0), faceN-1)
+				p := tmp[yy*faceN+x : yy*faceN+x+7]
+				v0 += kv * p[0]
+				v1 += kv * p[1]
+				v2 += kv * p[2]
+				v3 += kv * p[3]
+				v4 += kv * p[4]
+				v5 += kv * p[5]
+				v6 += kv * p[6]
+			}
+			o := dst[y*faceN+x : y*faceN+x+7]
+			o[0], o[1], o[2], o[3], o[4], o[5], o[6] = v0, v1, v2, v3, v4, v5, v6
+		}
+	}
+}
+
+// maxBlurRad is the largest kernel radius blurInner supports.
+const maxBlurRad = 15
+
+// The kernels of the two blurs blobs uses, computed once.
+var (
+	kernelPip  = makeGaussKernel(1.2)
+	kernelBody = makeGaussKernel(4.5)
+)
+
+// gaussKernel is blurInner's normalised Gaussian kernel for sigma.
+func gaussKernel(sigma float64) []float64 {
+	switch sigma {
+	case 1.2:
+		return kernelPip
+	case 4.5:
+		return kernelBody
+	}
+	return makeGaussKernel(sigma)
+}
+
+// makeGaussKernel is the normalised Gaussian kernel for sigma, of radius
+// ceil(2.5 sigma).
+func makeGaussKernel(sigma float64) []float64 {
 	rad := int(math.Ceil(2.5 * sigma))
-	var k [32]float64
+	if rad > maxBlurRad {
+		panic("vision: blur sigma too large")
+	}
+	k := make([]float64, 2*rad+1)
 	var sum float64
 	for i := -rad; i <= rad; i++ {
 		k[i+rad] = math.Exp(-float64(i*i) / (2 * sigma * sigma))
 		sum += k[i+rad]
 	}
-	for i := 0; i <= 2*rad; i++ {
+	for i := range k {
 		k[i] /= sum
 	}
-	for y := 0; y < faceN; y++ {
-		row := src[y*faceN : (y+1)*faceN]
-		for x := 0; x < faceN; x++ {
-			var v float64
-			if x >= rad && x+rad < faceN {
-				for i, kv := range k[:2*rad+1] {
-					v += kv * row[x-rad+i]
-				}
-			} else {
-				for i := -rad; i <= rad; i++ {
-					v += k[i+rad] * row[min(max(x+i, 0), faceN-1)]
-				}
-			}
-			tmp[y*faceN+x] = v
-		}
-	}
-	for y := 0; y < faceN; y++ {
-		for x := 0; x < faceN; x++ {
-			var v float64
-			for i := -rad; i <= rad; i++ {
-				yy := min(max(y+i, 0), faceN-1)
-				v += k[i+rad] * tmp[yy*faceN+x]
-			}
-			dst[y*faceN+x] = v
-		}
-	}
+	return k
 }
 
 // pipLayout is one canonical pip arrangement in units of the pip offset
@@ -191,14 +254,70 @@ func buildPerms() {
 	}
 }
 
+// retryBelow is the confidence below which read looks at a face again.
+const retryBelow = DefaultMinConfidence
+
+// secondLookMaxConf caps the confidence of a value found only by a second
+// look (the hue-only map, a re-centred or a larger rectangle): on the
+// byler photos such values were wrong about 3 times in 100, against under
+// 1 in 100 for a first look.
+const secondLookMaxConf = 0.85
+
 // read rectifies the candidate's top face to an upright square patch and
 // reads it with two independent cues: pip blobs whose centres must fit a
 // canonical layout, and the best correlation of the continuous pip map
-// with rendered layouts. A value is given only when both agree.
+// with rendered layouts. A value is given only when both agree. A face
+// that does not read is looked at again: re-centred on the pips found,
+// then in a larger rectangle. A second look must read 3 or more: a face
+// whose outer pips are missed reads 1 or 2 most often.
 func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 	templatesOnce.Do(buildTemplates)
 	permsOnce.Do(buildPerms)
 	c = alignAngle(fr, c)
+	fv := s.read1(fr, c)
+	if fv.value > 0 && fv.conf >= retryBelow {
+		return fv
+	}
+	// The hue-only look is for the first rectangle only.
+	s.noChroma = true
+	defer func() { s.noChroma = false }()
+	second := func(f faceValue) (faceValue, bool) {
+		f.conf = min(f.conf, secondLookMaxConf)
+		return f, f.value > 2 && f.conf >= retryBelow
+	}
+	cur := fv
+	for it := 0; it < 2 && !cur.pipBox.Empty(); it++ {
+		// Every face's pips are symmetric about its centre: pips found
+		// off the patch's centre show the rectangle off the face (a
+		// side face or shadow taken in, or part of the face cut off).
+		// Read again centred on them.
+		pb := cur.pipBox
+		px, py := float64(pb.Min.X+pb.Max.X)/2, float64(pb.Min.Y+pb.Max.Y)/2
+		cc := cur.c
+		if math.Hypot(px-cc.cx, py-cc.cy) < 0.08*cc.edge {
+			break
+		}
+		cc.cx, cc.cy = px, py
+		cur = s.readAt(fr, cc)
+		if f, ok := second(cur); ok {
+			return f
+		}
+	}
+	// The rectangle may be too small for the face: read a larger one.
+	cb := c
+	cb.w *= 1.3
+	cb.h *= 1.3
+	cb.edge *= 1.3
+	if f, ok := second(s.read1(fr, cb)); ok {
+		return f
+	}
+	return fv
+}
+
+// read1 reads the face in the candidate's rectangle, again a little larger
+// when no layout fits, and again turned to the pips' layout when they show
+// the face turned.
+func (s *faceScratch) read1(fr bgrImage, c candidate) faceValue {
 	fv := s.readAt(fr, c)
 	if fv.value == 0 && fv.lv == 0 {
 		// No layout fits: the rectangle may have cut off the face's
@@ -251,8 +370,54 @@ func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 			return fv2
 		}
 	}
+	if !s.noChroma && (fv.value == 0 || fv.conf < retryBelow) {
+		// Again on the pip map of hue alone: translucent dark dice
+		// carry bright, colourless glare arcs that outshine dark
+		// coloured pips in the colour distance. A value from this look
+		// alone must be clearly confident, unless it breaks a tie: it
+		// reads what one of the first look's two cues read.
+		s.pipChromaMap()
+		if fv3 := s.cues(c); fv3.value > 0 && (fv3.conf >= chromaMinConf ||
+			(fv3.conf >= retryBelow && fv.lv > 0 && fv.tmpl > 0 && (fv3.value == fv.lv || fv3.value == fv.tmpl))) {
+			fv3.conf = min(fv3.conf, secondLookMaxConf)
+			return fv3
+		}
+	}
 	return fv
 }
+
+// pipChromaMap sets d to each pixel's distance from the body's colour in
+// the two opponent axes (red-green, yellow-blue), leaving brightness out.
+func (s *faceScratch) pipChromaMap() {
+	var hist [2][512]int
+	n := 0
+	opp := func(i int) (int, int) {
+		b, g, r := s.patch[3*i], s.patch[3*i+1], s.patch[3*i+2]
+		return int(r-g) + 256, int((r+g)/2-b) + 256
+	}
+	for y := faceMargin; y < faceN-faceMargin; y++ {
+		for x := faceMargin; x < faceN-faceMargin; x++ {
+			a, b := opp(y*faceN + x)
+			hist[0][min(max(a, 0), 511)]++
+			hist[1][min(max(b, 0), 511)]++
+			n++
+		}
+	}
+	ma := float64(percentile(hist[0][:], n, 0.5) - 256)
+	mb := float64(percentile(hist[1][:], n, 0.5) - 256)
+	for i := 0; i < faceN*faceN; i++ {
+		b, g, r := s.patch[3*i], s.patch[3*i+1], s.patch[3*i+2]
+		s.d[i] = chromaGain * (math.Abs(r-g-ma) + math.Abs((r+g)/2-b-mb))
+	}
+}
+
+// chromaGain scales the hue-only map to about the colour distance's
+// contrast (it leaves one channel's worth of difference out).
+const chromaGain = 1.5
+
+// chromaMinConf is the confidence a value read on the hue-only map alone
+// must reach.
+const chromaMinConf = 0.8
 
 // pipColourMap replaces the pip map by each pixel's change from the
 // body's colour along the direction to the pips' colour (the median
@@ -299,33 +464,52 @@ func (s *faceScratch) cues(c candidate) faceValue {
 	kept := append(s.keptSave[:0], s.kept...)
 	s.keptSave = kept
 
+	// The patch stretches the rectangle to a square; fit the layout in
+	// the face's own proportions, so that a face cut short on one side
+	// (a 6 missing a row) does not pass for a square layout (a 4).
+	e := (c.w + c.h) / 2
+	kx, ky := c.w/e, c.h/e
+	layoutCue := func(centres [][2]float64) (int, float64, float64) {
+		for i := range centres {
+			centres[i][0] *= kx
+			centres[i][1] *= ky
+		}
+		lv, lscore, fit := matchLayout(centres)
+		fit.kx, fit.ky = kx, ky
+		if lv > 0 {
+			// A pip-like response where the layout has no pip: a pip
+			// was missed (a 6 read as a 4, a 3 as a 1).
+			lscore = min(lscore, clamp((0.55-s.emptySpots(fit))/0.25, 0, 1))
+		}
+		return lv, lscore, math.Remainder(math.Atan2(fit.b, fit.a), math.Pi/2)
+	}
+	nBlobs := len(centres)
+	lv, lscore, rot := layoutCue(centres)
+	pipBox := s.pipBox(c, kept)
+	// The same cue from a second pip finder: the pip map's local maxima,
+	// which do not fragment or merge uneven pips. It is asked when the
+	// blobs' layout differs from the template's (below), or at once when
+	// no layout fits them: if the maxima fit none either, no value can
+	// be given and the template is not needed.
+	var pc [][2]float64
+	lv2, ls2, r2, peaked := 0, 0.0, 0.0, false
+	peakCue := func() {
+		if !peaked {
+			peaked = true
+			pc = s.peaks()
+			lv2, ls2, r2 = layoutCue(pc)
+		}
+	}
+	if lv == 0 {
+		if peakCue(); lv2 == 0 {
+			return faceValue{pipBox: pipBox, blobs: nBlobs, c: c}
+		}
+	}
+
 	// Cue 2: template correlation on the continuous map.
 	// A grey-level opening (3x3 min, then max) removes glare arcs and
 	// edges thinner than a pip before the correlation.
-	for y := 0; y < faceN; y++ {
-		for x := 0; x < faceN; x++ {
-			m := math.Inf(1)
-			for dy := -1; dy <= 1; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					xx, yy := min(max(x+dx, 0), faceN-1), min(max(y+dy, 0), faceN-1)
-					m = min(m, s.dog[yy*faceN+xx])
-				}
-			}
-			s.tmp[y*faceN+x] = max(m, 0)
-		}
-	}
-	for y := 0; y < faceN; y++ {
-		for x := 0; x < faceN; x++ {
-			m := 0.0
-			for dy := -1; dy <= 1; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					xx, yy := min(max(x+dx, 0), faceN-1), min(max(y+dy, 0), faceN-1)
-					m = max(m, s.tmp[yy*faceN+xx])
-				}
-			}
-			s.cm[y*faceN+x] = m
-		}
-	}
+	open3(&s.dog, &s.cm, &s.tmp)
 	var mean, cnt float64
 	for y := faceMargin; y < faceN-faceMargin; y++ {
 		for x := faceMargin; x < faceN-faceMargin; x++ {
@@ -365,20 +549,7 @@ func (s *faceScratch) cues(c candidate) faceValue {
 				}
 			}
 		}
-		for i := range templates {
-			tp := &templates[i]
-			var dot float64
-			for y := faceMargin; y < faceN-faceMargin; y++ {
-				o := y*faceN + faceMargin
-				row, trow := sh[o:o+faceN-2*faceMargin], tp.t[o:o+faceN-2*faceMargin]
-				for j, v := range row {
-					dot += v * trow[j]
-				}
-			}
-			if ncc := dot / nrm; ncc > bestPer[tp.value] {
-				bestPer[tp.value] = ncc
-			}
-		}
+		correlate(sh, nrm, &bestPer)
 	}
 	tv, second := 0, -1.0
 	for v := 1; v <= 6; v++ {
@@ -392,33 +563,8 @@ func (s *faceScratch) cues(c candidate) faceValue {
 		}
 	}
 
-	// The patch stretches the rectangle to a square; fit the layout in
-	// the face's own proportions, so that a face cut short on one side
-	// (a 6 missing a row) does not pass for a square layout (a 4).
-	e := (c.w + c.h) / 2
-	kx, ky := c.w/e, c.h/e
-	layoutCue := func(centres [][2]float64) (int, float64, float64) {
-		for i := range centres {
-			centres[i][0] *= kx
-			centres[i][1] *= ky
-		}
-		lv, lscore, fit := matchLayout(centres)
-		fit.kx, fit.ky = kx, ky
-		if lv > 0 {
-			// A pip-like response where the layout has no pip: a pip
-			// was missed (a 6 read as a 4, a 3 as a 1).
-			lscore = min(lscore, clamp((0.55-s.emptySpots(fit))/0.25, 0, 1))
-		}
-		return lv, lscore, math.Remainder(math.Atan2(fit.b, fit.a), math.Pi/2)
-	}
-	nBlobs := len(centres)
-	lv, lscore, rot := layoutCue(centres)
-	pipBox := s.pipBox(c, kept)
 	if lv != tv {
-		// The same cue from a second pip finder: the pip map's local
-		// maxima, which do not fragment or merge uneven pips.
-		pc := s.peaks()
-		if lv2, ls2, r2 := layoutCue(pc); lv2 == tv && lv2 > 0 {
+		if peakCue(); lv2 == tv && lv2 > 0 {
 			lv, lscore, nBlobs, rot = lv2, ls2, len(pc), r2
 			pipBox = s.pipBox(c, s.kept)
 		}
@@ -432,7 +578,17 @@ func (s *faceScratch) cues(c candidate) faceValue {
 		// clear margin.
 		nccScore = max(nccScore, 0.5)
 	}
+	if lv == tv && (lv == 5 || lv == 6) && nBlobs == lv && lscore >= 0.5 {
+		// Five or six pips found, fitting the layout, and the template
+		// picks the same face: no face with more pips exists, so this
+		// is not a face with pips missed, the risk that the template's
+		// own level guards against. Its level may then be low (pips
+		// larger or farther out than the templates').
+		nccScore = max(nccScore, 0.5)
+	}
 	score := min(nccScore, lscore)
+	out.lscore, out.ncc1, out.ncc2, out.junk, out.nccScore = lscore, bestPer[tv], second, junk, nccScore
+	out.sq = min(c.w, c.h) >= 0.8*max(c.w, c.h)
 	if junk {
 		score *= 0.5
 	}
@@ -450,18 +606,101 @@ func (s *faceScratch) cues(c candidate) faceValue {
 	return out
 }
 
+// open3 is a grey-level opening of src with a 3x3 square (clamped
+// borders), negative values of the erosion set to 0: dst is the 3x3 max
+// of max(3x3 min, 0). tmp is scratch. Both filters are separable, and a
+// min or max is exact in any order.
+func open3(src, dst, tmp *[faceN * faceN]float64) {
+	var row [faceN]float64
+	for y := 0; y < faceN; y++ {
+		// 3x1 min down the column, then 1x3 min along the row.
+		a := src[max(y-1, 0)*faceN:][:faceN]
+		b := src[y*faceN:][:faceN]
+		c := src[min(y+1, faceN-1)*faceN:][:faceN]
+		for x := range row {
+			row[x] = min(a[x], b[x], c[x])
+		}
+		o := tmp[y*faceN:][:faceN]
+		o[0] = max(min(row[0], row[1]), 0)
+		for x := 1; x < faceN-1; x++ {
+			o[x] = max(min(row[x-1], row[x], row[x+1]), 0)
+		}
+		o[faceN-1] = max(min(row[faceN-2], row[faceN-1]), 0)
+	}
+	for y := 0; y < faceN; y++ {
+		a := tmp[max(y-1, 0)*faceN:][:faceN]
+		b := tmp[y*faceN:][:faceN]
+		c := tmp[min(y+1, faceN-1)*faceN:][:faceN]
+		for x := range row {
+			row[x] = max(a[x], b[x], c[x])
+		}
+		o := dst[y*faceN:][:faceN]
+		o[0] = max(row[0], row[1])
+		for x := 1; x < faceN-1; x++ {
+			o[x] = max(row[x-1], row[x], row[x+1])
+		}
+		o[faceN-1] = max(row[faceN-2], row[faceN-1])
+	}
+}
+
+// correlate raises bestPer[v] to the best normalised correlation (dot
+// product over the patch's inner part, over nrm) of sh with the templates
+// of value v. Four templates are summed side by side, each in the order
+// of a direct loop.
+func correlate(sh *[faceN * faceN]float64, nrm float64, bestPer *[7]float64) {
+	const n = faceN - 2*faceMargin
+	i := 0
+	for ; i+4 <= len(templates); i += 4 {
+		t0, t1, t2, t3 := &templates[i].t, &templates[i+1].t, &templates[i+2].t, &templates[i+3].t
+		var d0, d1, d2, d3 float64
+		for y := faceMargin; y < faceN-faceMargin; y++ {
+			o := y*faceN + faceMargin
+			row := sh[o : o+n]
+			r0, r1, r2, r3 := t0[o:o+n], t1[o:o+n], t2[o:o+n], t3[o:o+n]
+			for j, v := range row {
+				d0 += v * r0[j]
+				d1 += v * r1[j]
+				d2 += v * r2[j]
+				d3 += v * r3[j]
+			}
+		}
+		for k, d := range [4]float64{d0, d1, d2, d3} {
+			if ncc := d / nrm; ncc > bestPer[templates[i+k].value] {
+				bestPer[templates[i+k].value] = ncc
+			}
+		}
+	}
+	for ; i < len(templates); i++ {
+		tp := &templates[i]
+		var dot float64
+		for y := faceMargin; y < faceN-faceMargin; y++ {
+			o := y*faceN + faceMargin
+			row, trow := sh[o:o+n], tp.t[o:o+n]
+			for j, v := range row {
+				dot += v * trow[j]
+			}
+		}
+		if ncc := dot / nrm; ncc > bestPer[tp.value] {
+			bestPer[tp.value] = ncc
+		}
+	}
+}
+
 // sample fills the patch with the candidate's rectangle, shrunk a little
 // so the die's edges stay out, resampled bilinearly.
 func (s *faceScratch) sample(fr bgrImage, c candidate) {
 	const shrink = 0.94
 	co, si := math.Cos(c.angle), math.Sin(c.angle)
+	var us [faceN]float64
+	for i := range us {
+		us[i] = ((float64(i)+0.5)/faceN - 0.5) * c.w * shrink
+	}
 	for j := 0; j < faceN; j++ {
 		v := ((float64(j)+0.5)/faceN - 0.5) * c.h * shrink
-		for i := 0; i < faceN; i++ {
-			u := ((float64(i)+0.5)/faceN - 0.5) * c.w * shrink
+		for i, u := range us {
 			x := c.cx + u*co - v*si - 0.5
 			y := c.cy + u*si + v*co - 0.5
-			x0, y0 := int(math.Floor(x)), int(math.Floor(y))
+			x0, y0 := floorInt(x), floorInt(y)
 			fx, fy := x-float64(x0), y-float64(y0)
 			o := (j*faceN + i) * 3
 			// Offsets of the four neighbours, clamped to the frame.
@@ -469,33 +708,54 @@ func (s *faceScratch) sample(fr bgrImage, c candidate) {
 			ya, yb := min(max(y0, 0), fr.h-1), min(max(y0+1, 0), fr.h-1)
 			o00, o10 := (ya*fr.w+xa)*3, (ya*fr.w+xb)*3
 			o01, o11 := (yb*fr.w+xa)*3, (yb*fr.w+xb)*3
+			p00, p10 := fr.pix[o00:o00+3:o00+3], fr.pix[o10:o10+3:o10+3]
+			p01, p11 := fr.pix[o01:o01+3:o01+3], fr.pix[o11:o11+3:o11+3]
 			w00, w10 := (1-fx)*(1-fy), fx*(1-fy)
 			w01, w11 := (1-fx)*fy, fx*fy
-			for ch := 0; ch < 3; ch++ {
-				s.patch[o+ch] = float64(fr.pix[o00+ch])*w00 + float64(fr.pix[o10+ch])*w10 +
-					float64(fr.pix[o01+ch])*w01 + float64(fr.pix[o11+ch])*w11
-			}
+			out := s.patch[o : o+3 : o+3]
+			out[0] = byteFloat[p00[0]]*w00 + byteFloat[p10[0]]*w10 + byteFloat[p01[0]]*w01 + byteFloat[p11[0]]*w11
+			out[1] = byteFloat[p00[1]]*w00 + byteFloat[p10[1]]*w10 + byteFloat[p01[1]]*w01 + byteFloat[p11[1]]*w11
+			out[2] = byteFloat[p00[2]]*w00 + byteFloat[p10[2]]*w10 + byteFloat[p01[2]]*w01 + byteFloat[p11[2]]*w11
 		}
 	}
+}
+
+// byteFloat is float64(b) for each byte b, looked up rather than
+// converted.
+var byteFloat = func() (t [256]float64) {
+	for i := range t {
+		t[i] = float64(i)
+	}
+	return t
+}()
+
+// floorInt is int(math.Floor(x)) for x well inside the int range,
+// without the call.
+func floorInt(x float64) int {
+	i := int(x) // towards zero
+	if float64(i) > x {
+		i--
+	}
+	return i
 }
 
 // pipMap sets d to each pixel's colour distance from the face's body
 // colour (the per-channel median over the patch's inner part).
 func (s *faceScratch) pipMap() {
 	med := &s.med
-	var hist [256]int
+	var hist [3][256]int
+	n := 0
+	for y := faceMargin; y < faceN-faceMargin; y++ {
+		for x := faceMargin; x < faceN-faceMargin; x++ {
+			p := s.patch[(y*faceN+x)*3:][:3]
+			hist[0][int(p[0])]++
+			hist[1][int(p[1])]++
+			hist[2][int(p[2])]++
+			n++
+		}
+	}
 	for ch := 0; ch < 3; ch++ {
-		for i := range hist {
-			hist[i] = 0
-		}
-		n := 0
-		for y := faceMargin; y < faceN-faceMargin; y++ {
-			for x := faceMargin; x < faceN-faceMargin; x++ {
-				hist[int(s.patch[(y*faceN+x)*3+ch])]++
-				n++
-			}
-		}
-		med[ch] = float64(percentile(hist[:], n, 0.5))
+		med[ch] = float64(percentile(hist[ch][:], n, 0.5))
 	}
 	for i := 0; i < faceN*faceN; i++ {
 		s.d[i] = math.Abs(s.patch[3*i]-med[0]) + math.Abs(s.patch[3*i+1]-med[1]) + math.Abs(s.patch[3*i+2]-med[2])
@@ -509,8 +769,8 @@ func (s *faceScratch) blobs() (centres [][2]float64, junk bool) {
 	// Pips are compact blobs of about a known size: a difference of
 	// blurs keeps them and flattens thin glare arcs, edges and the slow
 	// variation of marbled bodies.
-	blur(&s.d, &s.g1, &s.tmp, 1.2)
-	blur(&s.d, &s.g2, &s.tmp, 4.5)
+	blurInner(&s.d, &s.g1, &s.tmp, 1.2)
+	blurInner(&s.d, &s.g2, &s.tmp, 4.5)
 	peak := 0.0
 	for y := faceMargin; y < faceN-faceMargin; y++ {
 		for x := faceMargin; x < faceN-faceMargin; x++ {
@@ -644,6 +904,12 @@ func matchLayout(c [][2]float64) (int, float64, layoutFit) {
 				den += px*px + py*py
 			}
 			a, b := sa/den, sb/den
+			// Most assignments give a scale far out of range: test its
+			// square first (the margin is far beyond rounding, so only
+			// those the test below drops are dropped).
+			if h2 := a*a + b*b; h2 < 0.14*0.14*(1-1e-9) || h2 > 0.42*0.42*(1+1e-9) {
+				continue
+			}
 			scale := math.Hypot(a, b)
 			// The patch's angle is only a guess: four or more pips may
 			// turn freely, as they fix the turn themselves; two or three
@@ -846,30 +1112,51 @@ func alignAngle(fr bgrImage, c candidate) candidate {
 	x1, y1 := min(bb.Max.X, fr.w-1), min(bb.Max.Y, fr.h-1)
 	co, si := math.Cos(c.angle), math.Sin(c.angle)
 	hw, hh := 0.6*c.w, 0.6*c.h
-	grey := func(x, y int) float64 {
-		o := (y*fr.w + x) * 3
-		return float64(fr.pix[o]) + float64(fr.pix[o+1]) + float64(fr.pix[o+2])
-	}
 	var sc, ss, sm float64
-	for y := y0; y < y1; y++ {
-		for x := x0; x < x1; x++ {
-			dx, dy := float64(x)+0.5-c.cx, float64(y)+0.5-c.cy
-			if u, v := dx*co+dy*si, -dx*si+dy*co; math.Abs(u) > hw || math.Abs(v) > hh {
-				continue
+	if x0 < x1 && y0 < y1 {
+		// Grey levels (sums of the three channels) of the rows above, at
+		// and below y, over columns x0-1 .. x1.
+		n := x1 - x0 + 2
+		var buf [3 * 256]int32
+		var rows []int32
+		if 3*n <= len(buf) {
+			rows = buf[:3*n]
+		} else {
+			rows = make([]int32, 3*n)
+		}
+		greyRow := func(dst []int32, y int) {
+			p := fr.pix[(y*fr.w+x0-1)*3 : (y*fr.w+x1+1)*3]
+			for i := range dst {
+				dst[i] = int32(p[3*i]) + int32(p[3*i+1]) + int32(p[3*i+2])
 			}
-			gx := grey(x+1, y) - grey(x-1, y)
-			gy := grey(x, y+1) - grey(x, y-1)
-			m2 := gx*gx + gy*gy
-			if m2 == 0 {
-				continue
+		}
+		up, mid, down := rows[:n], rows[n:2*n], rows[2*n:]
+		greyRow(up, y0-1)
+		greyRow(mid, y0)
+		for y := y0; y < y1; y++ {
+			greyRow(down, y+1)
+			for x := x0; x < x1; x++ {
+				dx, dy := float64(x)+0.5-c.cx, float64(y)+0.5-c.cy
+				if u, v := dx*co+dy*si, -dx*si+dy*co; math.Abs(u) > hw || math.Abs(v) > hh {
+					continue
+				}
+				// Differences of whole grey levels: exact in float64.
+				i := x - x0 + 1
+				gx := float64(mid[i+1] - mid[i-1])
+				gy := float64(down[i] - up[i])
+				m2 := gx*gx + gy*gy
+				if m2 == 0 {
+					continue
+				}
+				// cos and sin of 4 theta from the gradient vector.
+				c2 := (gx*gx - gy*gy) / m2
+				s2 := 2 * gx * gy / m2
+				m := math.Sqrt(m2)
+				sc += m * (c2*c2 - s2*s2)
+				ss += m * 2 * c2 * s2
+				sm += m
 			}
-			// cos and sin of 4 theta from the gradient vector.
-			c2 := (gx*gx - gy*gy) / m2
-			s2 := 2 * gx * gy / m2
-			m := math.Sqrt(m2)
-			sc += m * (c2*c2 - s2*s2)
-			ss += m * 2 * c2 * s2
-			sm += m
+			up, mid, down = mid, down, up
 		}
 	}
 	if sm == 0 || math.Hypot(sc, ss) < 0.15*sm {

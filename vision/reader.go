@@ -199,6 +199,7 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 		}
 		out = append(out, d)
 	}
+	r.sizeEvidence(out)
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Box.Min.Y != out[j].Box.Min.Y {
 			return out[i].Box.Min.Y < out[j].Box.Min.Y

@@ -1,0 +1,471 @@
+package vision
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dicewatch/dicewatch/rules"
+	"github.com/dicewatch/dicewatch/vision/scene"
+)
+
+// The still-scene accuracy harness reads generated stills
+// (scene.Still: photo-like 640x640 tables with ground truth for every
+// die) and scores the reader against the truth. By default it reads a
+// small number of stills (defaultStills, seeds 0..79) as a regression
+// test held to floors (stillFloors); DICEWATCH_STILLS sets the number for
+// the full run the issue asks for, which reports its figures and the
+// issue's bar without holding the floors (they are the default stills'):
+//
+//	DICEWATCH_STILLS=2000 go test -count=1 -run AccuracyStills -v -timeout 60m ./vision/
+//
+// It prints the time spent generating the stills and the mean read time
+// of each mode.
+//
+// Scoring (what counts where):
+//
+//   - Detection counts every die in the truth: flat, cocked, stacked,
+//     under a stacked die, motion-blurred. A detection matches a die when
+//     its box overlaps the die's top-face box or its hull (every visible
+//     face) with IoU >= 0.3, the larger of the two counting: a cocked
+//     die's footprint is its hull, not its top face.
+//   - Value is scored on the "clean" dice: flat, not stacked, not under a
+//     stacked die, no motion blur. That is the issue's value bar. A
+//     motion-blurred die (still moving) and a die under a stacked one
+//     (most of its top face hidden) may be unreadable without fault; their
+//     values, and those of cocked and stacked-top dice, are printed apart.
+//     Confidently wrong values are counted over every detected die: a
+//     wrong value is the worst outcome wherever it happens.
+//   - A cocked die is caught when it is detected and reported not flat
+//     (Flat false). The harness also prints how many cocked dice were not
+//     flat or had their value withheld, which is safe but not the flag.
+//   - False cocked is the share of detected flat dice that are neither
+//     stacked, under a stacked die nor motion-blurred, reported not flat.
+//     The blurred and under-a-stack dice are printed apart.
+//   - A stacked (top) die is caught when its SizeRatio reaches
+//     rules.DefaultStackedSizeRatio (1.12, rules/profile.go), the cut
+//     rules.Decide uses for the stacked reason. The generator draws
+//     stacked dice 1.08..1.2 times larger, so recall is also printed over
+//     the stacked dice whose true size ratio reaches the cut.
+//
+// Each die falls in one group, the first that applies: stacked (on
+// another die), under-stack, blurred, cocked, clean.
+//
+// Each still is read twice: with ReaderOptions.DiePx set to the scene's
+// nominal die edge (truth.EdgePx, the edge at the middle of the picture),
+// which plays the role of a calibration, and uncalibrated (the reader
+// estimates the die size from the image). The nominal edge is one number
+// for the whole picture: under a tilted camera the real edge varies
+// across it, which a table calibration would follow and this does not.
+
+// stillMode is one way of reading the stills.
+type stillMode struct {
+	name       string
+	calibrated bool
+}
+
+// stillTally accumulates the still-scene figures of one read mode.
+type stillTally struct {
+	// tl: detection over every die. val: value confusion and
+	// confidently wrong over the detected clean dice (see above).
+	tl, val tally
+	// Value confusion of the other detected dice, by group.
+	other map[string]*[7][7]int
+	// Confidently wrong over every detected die, and by group.
+	confidentWrongAll int
+	groupConfWrong    map[string]int
+	// Detection per group: truth count and matched count.
+	groupN, groupHit map[string]int
+
+	cockedN, cockedDet, cockedHit, cockedSafe int
+	flatN, falseCocked                        int
+	blurFlatN, blurFalseCocked                int
+	underN, underNotFlat                      int
+	stackN, stackDet, stackHit                int
+	stackBigN, stackBigHit                    int // true size ratio >= cut
+	falseStacked                              int // clean dice with SizeRatio >= cut
+
+	// Flatness scores of the detected clean and cocked dice, for the
+	// threshold-free view of the flatness evidence.
+	cleanFlatness, cockedFlatness []float64
+
+	readTime time.Duration
+	reads    int
+}
+
+// heavyOcclusion is the covered share of a die's top face above which its
+// value is not scored with the clean dice (every die under a stacked one
+// in practice: the generator offsets a stacked die by 1..6 mm).
+const heavyOcclusion = 0.25
+
+// stillGroup names the group a true die falls in for the figures.
+func stillGroup(d scene.StillDie) string {
+	switch {
+	case d.OnDie >= 0:
+		return "stacked"
+	case d.Occluded >= heavyOcclusion:
+		return "under-stack"
+	case d.MotionBlur:
+		return "blurred"
+	case !d.Flat:
+		return "cocked"
+	default:
+		return "clean"
+	}
+}
+
+var stillGroups = []string{"clean", "cocked", "stacked", "under-stack", "blurred"}
+
+func newStillTally() *stillTally {
+	st := &stillTally{other: map[string]*[7][7]int{}, groupN: map[string]int{}, groupHit: map[string]int{}, groupConfWrong: map[string]int{}}
+	for _, g := range stillGroups {
+		st.other[g] = &[7][7]int{}
+	}
+	return st
+}
+
+// matchStill pairs detections with true dice greedily by IoU >= 0.3 with
+// the die's top-face box or its hull, whichever is larger.
+func matchStill(dice []scene.StillDie, dets []Detection) [][2]int {
+	type pair struct {
+		i, j int
+		v    float64
+	}
+	var ps []pair
+	for i, d := range dice {
+		top := [4]float64{float64(d.Box[0]), float64(d.Box[1]), float64(d.Box[2]), float64(d.Box[3])}
+		hull := [4]float64{float64(d.Hull[0]), float64(d.Hull[1]), float64(d.Hull[2]), float64(d.Hull[3])}
+		for j, det := range dets {
+			if v := math.Max(iou(top, det.Box), iou(hull, det.Box)); v >= 0.3 {
+				ps = append(ps, pair{i, j, v})
+			}
+		}
+	}
+	// Sort by IoU, largest first (stable on ties for repeatable runs).
+	for a := 1; a < len(ps); a++ {
+		for b := a; b > 0 && ps[b].v > ps[b-1].v; b-- {
+			ps[b], ps[b-1] = ps[b-1], ps[b]
+		}
+	}
+	ut, ud := map[int]bool{}, map[int]bool{}
+	var out [][2]int
+	for _, p := range ps {
+		if ut[p.i] || ud[p.j] {
+			continue
+		}
+		ut[p.i], ud[p.j] = true, true
+		out = append(out, [2]int{p.i, p.j})
+	}
+	return out
+}
+
+// add scores one still's detections against its truth.
+func (st *stillTally) add(tr scene.StillTruth, dets []Detection) {
+	cut := rules.DefaultStackedSizeRatio
+	st.tl.images++
+	st.tl.truth += len(tr.Dice)
+	st.tl.found += len(dets)
+	pairs := matchStill(tr.Dice, dets)
+	st.tl.matched += len(pairs)
+	matched := make([]int, len(tr.Dice))
+	for i := range matched {
+		matched[i] = -1
+	}
+	for _, p := range pairs {
+		matched[p[0]] = p[1]
+	}
+	for i, g := range tr.Dice {
+		grp := stillGroup(g)
+		st.groupN[grp]++
+		if grp == "cocked" {
+			st.cockedN++
+		}
+		if grp == "stacked" {
+			st.stackN++
+			if g.SizeRatio >= cut {
+				st.stackBigN++
+			}
+		}
+		j := matched[i]
+		if j < 0 {
+			continue
+		}
+		d := dets[j]
+		st.groupHit[grp]++
+		if d.Value != 0 && d.Value != g.Value && d.Confidence >= 0.9 {
+			st.confidentWrongAll++
+			st.groupConfWrong[grp]++
+		}
+		switch grp {
+		case "clean":
+			st.val.matched++
+			st.val.confusion[g.Value][d.Value]++
+			if d.Value != 0 && d.Value != g.Value && d.Confidence >= 0.9 {
+				st.val.confidentWrong++
+			}
+			st.flatN++
+			st.cleanFlatness = append(st.cleanFlatness, d.Flatness)
+			if !d.Flat {
+				st.falseCocked++
+			}
+			if d.SizeRatio >= cut {
+				st.falseStacked++
+			}
+		case "cocked":
+			st.other[grp][g.Value][d.Value]++
+			st.cockedDet++
+			st.cockedFlatness = append(st.cockedFlatness, d.Flatness)
+			if !d.Flat {
+				st.cockedHit++
+			}
+			if !d.Flat || d.Value == 0 {
+				st.cockedSafe++
+			}
+		case "stacked":
+			st.other[grp][g.Value][d.Value]++
+			st.stackDet++
+			if d.SizeRatio >= cut {
+				st.stackHit++
+				if g.SizeRatio >= cut {
+					st.stackBigHit++
+				}
+			}
+		case "under-stack":
+			st.other[grp][g.Value][d.Value]++
+			st.underN++
+			if !d.Flat {
+				st.underNotFlat++
+			}
+		case "blurred":
+			st.other[grp][g.Value][d.Value]++
+			if g.Flat {
+				st.blurFlatN++
+				if !d.Flat {
+					st.blurFalseCocked++
+				}
+			}
+		}
+	}
+}
+
+func (st *stillTally) cockedRecall() float64 { return ratio(st.cockedHit, st.cockedDet) }
+func (st *stillTally) falseCockedRate() float64 {
+	return ratio(st.falseCocked, st.flatN)
+}
+func (st *stillTally) stackedRecall() float64 { return ratio(st.stackHit, st.stackDet) }
+
+// valueFigures formats correct / wrong / unreadable of a confusion matrix.
+func valueFigures(c *[7][7]int) string {
+	var n, ok, unr int
+	for v := 1; v <= 6; v++ {
+		for p := 0; p <= 6; p++ {
+			n += c[v][p]
+		}
+		ok += c[v][v]
+		unr += c[v][0]
+	}
+	return fmt.Sprintf("%d dice: correct %.2f%%  wrong %.2f%% (%d)  unreadable %.2f%%",
+		n, 100*ratio(ok, n), 100*ratio(n-ok-unr, n), n-ok-unr, 100*ratio(unr, n))
+}
+
+func (st *stillTally) report() string {
+	var b strings.Builder
+	tl := &st.tl
+	fmt.Fprintf(&b, "images %d, true dice %d, detections %d, matched %d\n", tl.images, tl.truth, tl.found, tl.matched)
+	fmt.Fprintf(&b, "detection: recall %.2f%%  precision %.2f%%  (IoU >= 0.3 with the top-face box or the hull)\n", 100*tl.recall(), 100*tl.precision())
+	// The value lines of tally.report, over the clean dice.
+	b.WriteString("clean dice (flat, not stacked, not under a stacked die, not blurred), ")
+	b.WriteString(st.val.valueReport())
+	for _, g := range stillGroups {
+		fmt.Fprintf(&b, "  %-11s detection recall %.2f%% (%d/%d)", g, 100*ratio(st.groupHit[g], st.groupN[g]), st.groupHit[g], st.groupN[g])
+		if g != "clean" {
+			fmt.Fprintf(&b, "; value among detected: %s", valueFigures(st.other[g]))
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "confidently wrong over every detected die: %d (", st.confidentWrongAll)
+	for i, g := range stillGroups {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %d", g, st.groupConfWrong[g])
+	}
+	b.WriteString(")\n")
+	fmt.Fprintf(&b, "cocked recall %.2f%% (%d/%d detected cocked dice not flat; %d cocked dice in all, recall over all %.2f%%); not flat or value withheld %.2f%% (%d)\n",
+		100*st.cockedRecall(), st.cockedHit, st.cockedDet, st.cockedN, 100*ratio(st.cockedHit, st.cockedN),
+		100*ratio(st.cockedSafe, st.cockedDet), st.cockedSafe)
+	fmt.Fprintf(&b, "false cocked %.2f%% (%d/%d clean flat dice); blurred flat dice not flat %d/%d; dice under a stack not flat %d/%d\n",
+		100*st.falseCockedRate(), st.falseCocked, st.flatN, st.blurFalseCocked, st.blurFlatN, st.underNotFlat, st.underN)
+	fmt.Fprintf(&b, "stacked recall (size ratio >= %.2f) %.2f%% (%d/%d detected; %d stacked in all); of the %d stacked dice truly >= %.2f, %d detected and caught; false stacked %d/%d clean dice\n",
+		rules.DefaultStackedSizeRatio, 100*st.stackedRecall(), st.stackHit, st.stackDet, st.stackN,
+		st.stackBigN, rules.DefaultStackedSizeRatio, st.stackBigHit, st.falseStacked, st.flatN)
+	b.WriteString(flatnessCurve(st.cleanFlatness, st.cockedFlatness))
+	if st.reads > 0 {
+		fmt.Fprintf(&b, "read time: mean %.1f ms per still\n", float64(st.readTime.Microseconds())/1000/float64(st.reads))
+	}
+	return b.String()
+}
+
+// defaultStills is the number of stills the regression test reads.
+const defaultStills = 80
+
+// flatnessCurve tells how well the Flatness score alone separates cocked
+// from flat dice: for a few false-cocked rates, the MinFlatness that
+// gives it on the clean dice and the cocked recall there.
+func flatnessCurve(clean, cocked []float64) string {
+	if len(clean) == 0 || len(cocked) == 0 {
+		return ""
+	}
+	cl := append([]float64(nil), clean...)
+	sort.Float64s(cl)
+	var b strings.Builder
+	b.WriteString("flatness score alone:")
+	for _, fa := range []float64{0.005, 0.01, 0.02, 0.05, 0.10} {
+		// Not flat below cut: at most fa of the clean dice fall below.
+		k := int(fa * float64(len(cl)))
+		cut := cl[k]
+		hit := 0
+		for _, f := range cocked {
+			if f < cut {
+				hit++
+			}
+		}
+		fmt.Fprintf(&b, "  false %.1f%%: recall %.1f%% (MinFlatness %.3f)", 100*fa, 100*ratio(hit, len(cocked)), cut)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// stillCount is the number of stills to read: DICEWATCH_STILLS or def.
+func stillCount(t *testing.T, def int) int {
+	v := os.Getenv("DICEWATCH_STILLS")
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		t.Fatalf("DICEWATCH_STILLS=%q: want a positive number", v)
+	}
+	return n
+}
+
+// evalStills reads stills 0..n-1 in both modes.
+func evalStills(t *testing.T, n int) map[string]*stillTally {
+	t.Helper()
+	modes := []stillMode{{"calibrated", true}, {"uncalibrated", false}}
+	out := map[string]*stillTally{}
+	plain := NewReader(ReaderOptions{})
+	defer plain.Close()
+	cal := NewReader(ReaderOptions{DiePx: 1})
+	defer cal.Close()
+	var genTime time.Duration
+	debug := os.Getenv("DICEWATCH_DEBUG_DIR")
+	for _, m := range modes {
+		out[m.name] = newStillTally()
+	}
+	for seed := int64(0); seed < int64(n); seed++ {
+		t0 := time.Now()
+		img, tr, err := scene.Still(seed, scene.StillOptions{})
+		genTime += time.Since(t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range modes {
+			r := plain
+			if m.calibrated {
+				// The nominal die edge stands in for a calibration: this
+				// is NewReader(ReaderOptions{DiePx: tr.EdgePx}), with one
+				// reader kept so that its working Mats stay warm for the
+				// timing.
+				cal.opts.DiePx = tr.EdgePx
+				r = cal
+			}
+			t1 := time.Now()
+			dets, err := r.Read(img)
+			d := time.Since(t1)
+			if err != nil {
+				img.Close()
+				t.Fatalf("still %d: %v", seed, err)
+			}
+			st := out[m.name]
+			st.readTime += d
+			st.reads++
+			st.add(tr, dets)
+			if debug != "" && m.calibrated && seed < 40 {
+				var truth []gtDie
+				for _, g := range tr.Dice {
+					truth = append(truth, gtDie{value: g.Value, box: [4]float64{float64(g.Box[0]), float64(g.Box[1]), float64(g.Box[2]), float64(g.Box[3])}})
+				}
+				writeDebug(debug, "still_"+strconv.FormatInt(seed, 10), img, truth, dets, match(truth, dets))
+			}
+		}
+		img.Close()
+	}
+	t.Logf("generated %d stills in %.1f s (%.1f ms each)", n, genTime.Seconds(), float64(genTime.Milliseconds())/float64(n))
+	return out
+}
+
+// stillFloor is what a still read mode must keep (regression floor on the
+// default scenes; the issue's bar is printed beside the figures).
+type stillFloor struct {
+	minRecall, minPrecision float64
+	minValue                float64 // correct among detected clean dice
+	maxWrong                float64 // wrong among detected clean dice
+	minCocked, maxFalseCock float64
+	minStacked              float64
+	maxConfidentWrong       int // over every detected die
+}
+
+// stillFloors: what the reader measured on the default 80 stills when
+// they were last raised, less about one die's worth (the stills are the
+// same every run). The issue's bar, printed beside the figures, is far
+// above most of them. Raise them as the reader improves, never lower
+// them. Wrong values among the clean dice are held to the issue's 1%.
+var stillFloors = map[string]stillFloor{
+	"calibrated": {minRecall: 0.48, minPrecision: 0.62, minValue: 0.87, maxWrong: 0.01,
+		minCocked: 0.37, maxFalseCock: 0.115, minStacked: 0.58, maxConfidentWrong: 1},
+	"uncalibrated": {minRecall: 0.41, minPrecision: 0.46, minValue: 0.78, maxWrong: 0.01,
+		minCocked: 0.43, maxFalseCock: 0.14, minStacked: 0.19, maxConfidentWrong: 3},
+}
+
+// TestAccuracyStills is the still-scene accuracy harness and regression
+// test (see the scoring notes above).
+func TestAccuracyStills(t *testing.T) {
+	n := stillCount(t, defaultStills)
+	t0 := time.Now()
+	res := evalStills(t, n)
+	t.Logf("%d stills read twice in %.1f s", n, time.Since(t0).Seconds())
+	for _, name := range []string{"calibrated", "uncalibrated"} {
+		st, fl := res[name], stillFloors[name]
+		t.Logf("%s read of %d stills\n%s", name, n, st.report())
+		tl, val := &st.tl, &st.val
+		if n != defaultStills {
+			continue // the floors are the default stills'; a full run reports
+		}
+		check := func(what string, got, floor float64, atLeast bool) {
+			if (atLeast && got < floor) || (!atLeast && got > floor) {
+				rel := "below floor"
+				if !atLeast {
+					rel = "above ceiling"
+				}
+				t.Errorf("%s: %s %.4f %s %.4f", name, what, got, rel, floor)
+			}
+		}
+		check("detection recall", tl.recall(), fl.minRecall, true)
+		check("detection precision", tl.precision(), fl.minPrecision, true)
+		check("value correct", ratio(val.correct(), val.matched), fl.minValue, true)
+		check("value wrong", ratio(val.wrong(), val.matched), fl.maxWrong, false)
+		check("cocked recall", st.cockedRecall(), fl.minCocked, true)
+		check("false cocked", st.falseCockedRate(), fl.maxFalseCock, false)
+		check("stacked recall", st.stackedRecall(), fl.minStacked, true)
+		if st.confidentWrongAll > fl.maxConfidentWrong {
+			t.Errorf("%s: %d confidently wrong values, ceiling %d", name, st.confidentWrongAll, fl.maxConfidentWrong)
+		}
+	}
+	t.Logf("issue bar: value accuracy >= 99.9%%, no confidently wrong value in 2,000 or more, cocked recall >= 99%% with <= 0.5%% false cocked, stacked recall >= 95%%")
+}
