@@ -27,6 +27,10 @@ type ReaderOptions struct {
 	MinFlatness float64
 }
 
+// shrunkConfidence is the confidence a value needs when the face read is
+// under 0.75 of the edge of the region found for it.
+const shrunkConfidence = 0.8
+
 // Defaults for ReaderOptions.
 const (
 	DefaultMinConfidence = 0.5
@@ -184,6 +188,11 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 		}
 		d.Flat = d.Flatness >= r.opts.MinFlatness
 		fv := r.face.read(fr, c)
+		// A face much smaller than the region found for it: the region
+		// held more than this face (a neighbour, a shadow, side faces),
+		// so the face's place is less sure and its value needs more
+		// confidence.
+		shrunk := fv.c.edge < 0.75*c.edge
 		c = fv.c
 		d.CX, d.CY = c.cx+float64(roi.Min.X), c.cy+float64(roi.Min.Y)
 		d.EdgePx = c.edge
@@ -192,7 +201,7 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 			d.PipBox = fv.pipBox.Add(roi.Min).Intersect(roi)
 		}
 		d.Confidence = fv.conf
-		if fv.value > 0 && fv.conf >= r.opts.MinConfidence {
+		if fv.value > 0 && fv.conf >= r.opts.MinConfidence && (!shrunk || fv.conf >= shrunkConfidence) {
 			d.Value = fv.value
 		} else if c.weak {
 			continue
