@@ -752,10 +752,25 @@ func diffMask(fpix, bpix, mpix, gray []uint8) uint8 {
 	n := len(mpix)
 	fpix, bpix, gray = fpix[:3*n], bpix[:3*n], gray[:n]
 	for i := range mpix {
-		m, pm := pixDiff(fpix[3*i:3*i+3:3*i+3], bpix[3*i:3*i+3:3*i+3])
+		// pixDiff, written out: it is too large to be inlined.
+		f, b := fpix[3*i:3*i+3:3*i+3], bpix[3*i:3*i+3:3*i+3]
+		pb, pg, pr := int32(f[0]), int32(f[1]), int32(f[2])
+		bb, bg, br := int32(b[0]), int32(b[1]), int32(b[2])
+		pm, bm := int32(uint32(pb+pg+pr)/3), int32(uint32(bb+bg+br)/3)
+		dm := pm - bm
+		m := abs32(pb-bb-dm) + abs32(pg-bg-dm) + abs32(pr-br-dm)
+		if bm > 0 {
+			switch a := 256 * pm; {
+			case a < 150*bm:
+				m = max(m, (150-a/bm)*2)
+			case a >= 281*bm:
+				m = max(m, (a/bm-280)*2)
+			}
+		}
+		m8 := uint8(min(m, 255))
 		gray[i] = uint8(pm)
-		mpix[i] = m
-		hists[i&3][m]++
+		mpix[i] = m8
+		hists[i&3][m8]++
 	}
 	var hist [256]int
 	for v := range hist {
