@@ -17,7 +17,7 @@ func init() {
 	vetoOff = os.Getenv("DICEWATCH_NO_VETO") != ""
 	if os.Getenv("DICEWATCH_VETO_LOG") != "" {
 		vetoTrace = func(d *Detection, vi vetoInfo) {
-			fmt.Fprintf(os.Stderr, "VETO\t%d\t%.3f\t%d\t%.3f\t%.3f\t%d\t%q\n", vi.value, vi.conf, vi.nIn, vi.scale, vi.pipR, vi.pOut, vi.reason)
+			fmt.Fprintf(os.Stderr, "VETO\t%d\t%.3f\t%d\t%d\t%d\t%.2f\t%q\n", vi.value, vi.conf, vi.blobs, vi.peaks, vi.lv, vi.ls, vi.reason)
 		}
 	}
 }
@@ -51,7 +51,7 @@ func TestVetoDump(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	fmt.Fprintln(f, "seed\tmode\tgroup\tstyle\tbg\ttilt\tedge\ttruth\tread\tconf\tvvalue\tflatness\tsizeRatio\tnIn\tscale\tpipR\tpOut\tcover\tdie\treason")
+	fmt.Fprintln(f, "seed\tmode\tgroup\tstyle\tbg\ttilt\tedge\ttruth\tread\tconf\tvvalue\tflatness\tsizeRatio\tblobs\tpeaks\tlv\tls\tcover\tdie\treason")
 	type key struct{ x, y float64 }
 	seen := map[key]vetoInfo{}
 	vetoTrace = func(d *Detection, vi vetoInfo) { seen[key{d.CX, d.CY}] = vi }
@@ -85,9 +85,9 @@ func TestVetoDump(t *testing.T) {
 				if !ok && d.Value == 0 {
 					continue // no value to veto
 				}
-				fmt.Fprintf(f, "%d\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%d\t%d\t%.3f\t%d\t%.3f\t%.3f\t%d\t%.3f\t%.3f\t%d\t%.3f\t%d\t%q\n",
+				fmt.Fprintf(f, "%d\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%d\t%d\t%.3f\t%d\t%.3f\t%.3f\t%d\t%d\t%d\t%.2f\t%.3f\t%d\t%q\n",
 					seed, mode, stillGroup(g), g.Style, tr.Background, tr.CameraTiltDeg, tr.EdgePx, g.Value, d.Value, d.Confidence,
-					vi.value, d.Flatness, d.SizeRatio, vi.nIn, vi.scale, vi.pipR, vi.pOut, coverBy(dets, p[1]), p[0], vi.reason)
+					vi.value, d.Flatness, d.SizeRatio, vi.blobs, vi.peaks, vi.lv, vi.ls, coverBy(dets, p[1]), p[0], vi.reason)
 			}
 		}
 		img.Close()
