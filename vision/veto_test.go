@@ -51,7 +51,7 @@ func TestVetoDump(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	fmt.Fprintln(f, "seed\tmode\tgroup\tstyle\tbg\ttilt\tedge\ttruth\tread\tconf\tvvalue\tflatness\tsizeRatio\tblobs\tpeaks\tlv\tls\tcover\tdie\treason")
+	fmt.Fprintln(f, "seed\tmode\tgroup\tstyle\tbg\ttilt\tedge\ttruth\tread\tconf\tvvalue\tflatness\tsizeRatio\tblobs\tpeaks\tlv\tls\tcover\tdie\ttopv\treason")
 	type key struct{ x, y float64 }
 	seen := map[key]vetoInfo{}
 	vetoTrace = func(d *Detection, vi vetoInfo) { seen[key{d.CX, d.CY}] = vi }
@@ -85,9 +85,9 @@ func TestVetoDump(t *testing.T) {
 				if !ok && d.Value == 0 {
 					continue // no value to veto
 				}
-				fmt.Fprintf(f, "%d\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%d\t%d\t%.3f\t%d\t%.3f\t%.3f\t%d\t%d\t%d\t%.2f\t%.3f\t%d\t%q\n",
+				fmt.Fprintf(f, "%d\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%d\t%d\t%.3f\t%d\t%.3f\t%.3f\t%d\t%d\t%d\t%.2f\t%.3f\t%d\t%d\t%q\n",
 					seed, mode, stillGroup(g), g.Style, tr.Background, tr.CameraTiltDeg, tr.EdgePx, g.Value, d.Value, d.Confidence,
-					vi.value, d.Flatness, d.SizeRatio, vi.blobs, vi.peaks, vi.lv, vi.ls, coverBy(dets, p[1]), p[0], vi.reason)
+					vi.value, d.Flatness, d.SizeRatio, vi.blobs, vi.peaks, vi.lv, vi.ls, coverBy(dets, p[1]), p[0], topValue(tr.Dice, p[0]), vi.reason)
 			}
 		}
 		img.Close()
@@ -108,4 +108,14 @@ func coverBy(dets []Detection, j int) float64 {
 		best = max(best, float64(in.Dx()*in.Dy())/a)
 	}
 	return best
+}
+
+// topValue is the value of a die resting on die i, or 0.
+func topValue(dice []scene.StillDie, i int) int {
+	for _, d := range dice {
+		if d.OnDie == i {
+			return d.Value
+		}
+	}
+	return 0
 }
