@@ -17,7 +17,7 @@ func init() {
 	vetoOff = os.Getenv("DICEWATCH_NO_VETO") != ""
 	if os.Getenv("DICEWATCH_VETO_LOG") != "" {
 		vetoTrace = func(d *Detection, vi vetoInfo) {
-			fmt.Fprintf(os.Stderr, "VETO\t%d\t%.3f\t%d\t%d\t%d\t%.2f\t%q\n", vi.value, vi.conf, vi.blobs, vi.peaks, vi.lv, vi.ls, vi.reason)
+			fmt.Fprintf(os.Stderr, "VETO\t%d\t%.3f\t%d\t%d\t%d\t%.2f\t%q\t%.3f\n", vi.value, vi.conf, vi.blobs, vi.peaks, vi.lv, vi.ls, vi.reason, d.Flatness)
 		}
 	}
 }
