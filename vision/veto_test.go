@@ -119,3 +119,24 @@ func topValue(dice []scene.StillDie, i int) int {
 	}
 	return 0
 }
+
+// TestVetoBylerHalves prints the byler_d6 value figures of the
+// even-indexed and the odd-indexed images (sorted order) apart, to see a
+// change's effect on both halves (run it with and without
+// DICEWATCH_NO_VETO).
+func TestVetoBylerHalves(t *testing.T) {
+	ps := loadPhotoSet(t, "byler_d6")
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	for h, name := range []string{"even", "odd"} {
+		half := ps
+		half.images = nil
+		for i, im := range ps.images {
+			if i%2 == h {
+				half.images = append(half.images, im)
+			}
+		}
+		tl := evalPhotoSet(t, half, r, false)
+		t.Logf("byler_d6 %s half: %d images, %d matched; %s", name, len(half.images), tl.matched, tl.valueReport())
+	}
+}
