@@ -368,7 +368,7 @@ func evalStills(t *testing.T, n int) map[string]*stillTally {
 	for _, m := range modes {
 		out[m.name] = newStillTally()
 	}
-	for seed := int64(0); seed < int64(n); seed++ {
+	for seed := stillFirst(t); seed < stillFirst(t)+int64(n); seed++ {
 		t0 := time.Now()
 		img, tr, err := scene.Still(seed, scene.StillOptions{})
 		genTime += time.Since(t0)

@@ -201,7 +201,7 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 			d.PipBox = fv.pipBox.Add(roi.Min).Intersect(roi)
 		}
 		d.Confidence = fv.conf
-		if fv.value > 0 && fv.conf >= r.opts.MinConfidence && (!shrunk || fv.conf >= shrunkConfidence) {
+		if fv.value > 0 && fv.conf >= r.opts.MinConfidence && (!shrunk || fv.conf >= shrunkConfidence) && !r.veto(fr, fv, &d) {
 			d.Value = fv.value
 		} else if c.weak {
 			continue

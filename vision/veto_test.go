@@ -1,0 +1,142 @@
+package vision
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/dicewatch/dicewatch/vision/scene"
+)
+
+// DICEWATCH_NO_VETO (any value) turns the value veto off in every test,
+// for before-and-after figures.
+// DICEWATCH_VETO_LOG (any value) prints what the veto measured on every
+// value it looked at.
+func init() {
+	vetoOff = os.Getenv("DICEWATCH_NO_VETO") != ""
+	if os.Getenv("DICEWATCH_VETO_LOG") != "" {
+		vetoTrace = func(d *Detection, vi vetoInfo) {
+			fmt.Fprintf(os.Stderr, "VETO\t%d\t%.3f\t%d\t%d\t%d\t%.2f\t%q\t%.3f\n", vi.value, vi.conf, vi.blobs, vi.peaks, vi.lv, vi.ls, vi.reason, d.Flatness)
+		}
+	}
+}
+
+// stillFirst is the first still seed the still harness reads:
+// DICEWATCH_STILL_FIRST, or 0. A held-out range of seeds checks what was
+// tuned on others.
+func stillFirst(t *testing.T) int64 {
+	v := os.Getenv("DICEWATCH_STILL_FIRST")
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		t.Fatalf("DICEWATCH_STILL_FIRST=%q: want a seed >= 0", v)
+	}
+	return n
+}
+
+// TestVetoDump writes, for every detected die in the stills
+// DICEWATCH_STILL_FIRST.. (DICEWATCH_STILLS of them), its truth, its read
+// and what the veto measured, as tab-separated lines to the file
+// DICEWATCH_VETO_DUMP. It is a tuning tool: skipped without that variable.
+func TestVetoDump(t *testing.T) {
+	path := os.Getenv("DICEWATCH_VETO_DUMP")
+	if path == "" {
+		t.Skip("DICEWATCH_VETO_DUMP not set")
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fmt.Fprintln(f, "seed\tmode\tgroup\tstyle\tbg\ttilt\tedge\ttruth\tread\tconf\tvvalue\tflatness\tsizeRatio\tblobs\tpeaks\tlv\tls\tcover\tdie\ttopv\treason")
+	type key struct{ x, y float64 }
+	seen := map[key]vetoInfo{}
+	vetoTrace = func(d *Detection, vi vetoInfo) { seen[key{d.CX, d.CY}] = vi }
+	defer func() { vetoTrace = nil }()
+	plain := NewReader(ReaderOptions{})
+	defer plain.Close()
+	cal := NewReader(ReaderOptions{DiePx: 1})
+	defer cal.Close()
+	n := stillCount(t, defaultStills)
+	first := stillFirst(t)
+	for seed := first; seed < first+int64(n); seed++ {
+		img, tr, err := scene.Still(seed, scene.StillOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mode := range []string{"cal", "plain"} {
+			r := plain
+			if mode == "cal" {
+				cal.opts.DiePx = tr.EdgePx
+				r = cal
+			}
+			clear(seen)
+			dets, err := r.Read(img)
+			if err != nil {
+				img.Close()
+				t.Fatal(err)
+			}
+			for _, p := range matchStill(tr.Dice, dets) {
+				g, d := tr.Dice[p[0]], dets[p[1]]
+				vi, ok := seen[key{d.CX, d.CY}]
+				if !ok && d.Value == 0 {
+					continue // no value to veto
+				}
+				fmt.Fprintf(f, "%d\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%d\t%d\t%.3f\t%d\t%.3f\t%.3f\t%d\t%d\t%d\t%.2f\t%.3f\t%d\t%d\t%q\n",
+					seed, mode, stillGroup(g), g.Style, tr.Background, tr.CameraTiltDeg, tr.EdgePx, g.Value, d.Value, d.Confidence,
+					vi.value, d.Flatness, d.SizeRatio, vi.blobs, vi.peaks, vi.lv, vi.ls, coverBy(dets, p[1]), p[0], topValue(tr.Dice, p[0]), vi.reason)
+			}
+		}
+		img.Close()
+	}
+}
+
+// coverBy is the share of detection j's box covered by the other
+// detections' boxes (the largest single one).
+func coverBy(dets []Detection, j int) float64 {
+	b := dets[j].Box
+	a := float64(b.Dx() * b.Dy())
+	best := 0.0
+	for i, o := range dets {
+		if i == j || a == 0 {
+			continue
+		}
+		in := b.Intersect(o.Box)
+		best = max(best, float64(in.Dx()*in.Dy())/a)
+	}
+	return best
+}
+
+// topValue is the value of a die resting on die i, or 0.
+func topValue(dice []scene.StillDie, i int) int {
+	for _, d := range dice {
+		if d.OnDie == i {
+			return d.Value
+		}
+	}
+	return 0
+}
+
+// TestVetoBylerHalves prints the byler_d6 value figures of the
+// even-indexed and the odd-indexed images (sorted order) apart, to see a
+// change's effect on both halves (run it with and without
+// DICEWATCH_NO_VETO).
+func TestVetoBylerHalves(t *testing.T) {
+	ps := loadPhotoSet(t, "byler_d6")
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	for h, name := range []string{"even", "odd"} {
+		half := ps
+		half.images = nil
+		for i, im := range ps.images {
+			if i%2 == h {
+				half.images = append(half.images, im)
+			}
+		}
+		tl := evalPhotoSet(t, half, r, false)
+		t.Logf("byler_d6 %s half: %d images, %d matched; %s", name, len(half.images), tl.matched, tl.valueReport())
+	}
+}
