@@ -370,7 +370,10 @@ func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 			return fv2
 		}
 	}
-	if !s.noChroma && (fv.value == 0 || fv.conf < retryBelow) {
+	if fv.value > 0 && fv.conf >= retryBelow {
+		return fv
+	}
+	if !s.noChroma {
 		// Again on the pip map of hue alone: translucent dark dice
 		// carry bright, colourless glare arcs that outshine dark
 		// coloured pips in the colour distance. A value from this look
@@ -383,8 +386,56 @@ func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 			return fv3
 		}
 	}
+	// Again on a map of redness alone: red pips on a dark, blue or green
+	// body keep little contrast in colour distance or in hue against
+	// marbling, but no such body is red. A value read by the first look
+	// (below the usual confidence) must not be contradicted.
+	if !s.noChroma && s.pipRedMap() {
+		fv4 := s.cues(c)
+		if fv4.value >= 3 && fv4.junk && fv4.sq && fv4.blobs == fv4.value {
+			// Every pip of the face found and fitting its layout, with
+			// the template agreeing: on a redness map the large blob
+			// beside them is a red neighbour or fused pips, not a sign
+			// of pips missed.
+			fv4.conf = min(fv4.lscore, fv4.nccScore)
+		}
+		if fv4.value > 0 && fv4.conf >= retryBelow && (fv.value == 0 || fv.value == fv4.value) {
+			fv4.conf = min(fv4.conf, secondLookMaxConf)
+			return fv4
+		}
+	}
 	return fv
 }
+
+// pipRedMap sets d to how much redder than the body (red less the mean of
+// green and blue, over its median) each pixel is. It reports false,
+// leaving d, when the body itself is reddish (a red, pink or orange die:
+// its pips are not redder).
+func (s *faceScratch) pipRedMap() bool {
+	var hist [512]int
+	n := 0
+	for y := faceMargin; y < faceN-faceMargin; y++ {
+		for x := faceMargin; x < faceN-faceMargin; x++ {
+			i := y*faceN + x
+			v := int(s.patch[3*i+2]-(s.patch[3*i]+s.patch[3*i+1])/2) + 256
+			hist[min(max(v, 0), 511)]++
+			n++
+		}
+	}
+	mr := float64(percentile(hist[:], n, 0.5) - 256)
+	if mr > redBodyMax {
+		return false
+	}
+	for i := 0; i < faceN*faceN; i++ {
+		v := s.patch[3*i+2] - (s.patch[3*i]+s.patch[3*i+1])/2
+		s.d[i] = chromaGain * max(v-mr, 0)
+	}
+	return true
+}
+
+// redBodyMax is the most a body's redness (red less the mean of green and
+// blue) may be for pipRedMap to look for pips redder than it.
+const redBodyMax = 30
 
 // pipChromaMap sets d to each pixel's distance from the body's colour in
 // the two opponent axes (red-green, yellow-blue), leaving brightness out.
