@@ -933,56 +933,84 @@ func (r *Reader) addOutlined(gray []uint8, w, h, holeMax, minArea int) error {
 		return err
 	}
 	gocv.MorphologyEx(r.gtmp, &r.gmask, gocv.MorphOpen, r.openK)
-	n := gocv.ConnectedComponentsWithStats(r.gmask, &r.glab, &r.stats, &r.cent)
-	lb, err := r.glab.DataPtrUint8()
-	if err != nil || len(lb) < 4*w*h {
-		return fmt.Errorf("vision: outline labels: %w", errBadMat)
-	}
-	lab := unsafe.Slice((*int32)(unsafe.Pointer(&lb[0])), w*h)
-	sb, err := r.stats.DataPtrUint8()
-	if err != nil || len(sb) < 4*5*n {
-		return fmt.Errorf("vision: outline stats: %w", errBadMat)
-	}
-	stats := unsafe.Slice((*int32)(unsafe.Pointer(&sb[0])), 5*n)
 	tpix, err := r.tmp.DataPtrUint8()
 	if err != nil || len(tpix) < w*h {
 		return fmt.Errorf("vision: mask data: %w", errBadMat)
 	}
-	if cap(r.colourBuf) < n {
-		r.colourBuf = make([]int32, n)
+	gpix, err = r.gmask.DataPtrUint8()
+	if err != nil || len(gpix) < w*h {
+		return fmt.Errorf("vision: outline mask: %w", errBadMat)
 	}
-	colour := r.colourBuf[:n]
-	for i := range colour {
-		colour[i] = 0
-	}
-	for i, l := range lab {
-		if tpix[i] != 0 {
-			colour[l]++
-		}
-	}
-	// colour[i] becomes 1 for a region to add, 0 otherwise.
+	// Only a region (8-connected) of the outline mask with a pixel
+	// outside the colour mask can add anything: each such region is
+	// flooded from that pixel, its size, box and colour counted, and its
+	// pixels outside the colour mask marked when it qualifies. Flooded
+	// pixels are cleared in gpix, so each region is visited once.
 	md := min(w, h) / 2
-	anyAdd := false
-	for i := 1; i < n; i++ {
-		area := stats[5*i+4]
-		add := int(area) >= minArea && int(stats[5*i+2]) <= md && int(stats[5*i+3]) <= md && 5*colour[i] < 4*area
-		colour[i] = 0
-		if add {
-			colour[i] = 1
-			anyAdd = true
+	if w >= 1<<15 || h >= 1<<15 {
+		return fmt.Errorf("vision: outline mask %dx%d too large", w, h)
+	}
+	// pts holds each flooded pixel as y<<16 | x.
+	pts := r.seen[:0]
+	defer func() { r.seen = pts }()
+	for s := range gpix[:w*h] {
+		if gpix[s] == 0 || tpix[s] != 0 {
+			continue
 		}
-	}
-	colour[0] = 0
-	if !anyAdd {
-		return nil
-	}
-	for i, l := range lab {
-		if colour[l] != 0 && tpix[i] == 0 {
-			tpix[i] = 128
+		gpix[s] = 0
+		pts = append(pts[:0], int32(s/w)<<16|int32(s%w))
+		x0, x1, y0, y1 := w, -1, h, -1
+		var colour int
+		for q := 0; q < len(pts); q++ {
+			y, x := int(pts[q]>>16), int(pts[q]&0xffff)
+			p := y*w + x
+			x0, x1, y0, y1 = min(x0, x), max(x1, x), min(y0, y), max(y1, y)
+			if tpix[p] != 0 {
+				colour++
+			}
+			if x > 0 && y > 0 && x < w-1 && y < h-1 {
+				// Inside the frame: all eight neighbours exist.
+				for k, o := range [8]int{p - w - 1, p - w, p - w + 1, p - 1, p + 1, p + w - 1, p + w, p + w + 1} {
+					if gpix[o] != 0 {
+						gpix[o] = 0
+						pts = append(pts, pts[q]+floodStep[k])
+					}
+				}
+				continue
+			}
+			for dy := -1; dy <= 1; dy++ {
+				ny := y + dy
+				if ny < 0 || ny >= h {
+					continue
+				}
+				for dx := -1; dx <= 1; dx++ {
+					nx := x + dx
+					if nx < 0 || nx >= w {
+						continue
+					}
+					if o := ny*w + nx; gpix[o] != 0 {
+						gpix[o] = 0
+						pts = append(pts, int32(ny)<<16|int32(nx))
+					}
+				}
+			}
+		}
+		area := len(pts)
+		if area < minArea || x1-x0+1 > md || y1-y0+1 > md || 5*colour >= 4*area {
+			continue
+		}
+		for _, pk := range pts {
+			if p := int(pk>>16)*w + int(pk&0xffff); tpix[p] == 0 {
+				tpix[p] = 128
+			}
 		}
 	}
 	return nil
 }
+
+// floodStep is, in addOutlined's y<<16 | x form, the step to each of a
+// pixel's eight neighbours, in the order up-left to down-right.
+var floodStep = [8]int32{-1<<16 - 1, -1 << 16, -1<<16 + 1, -1, 1, 1<<16 - 1, 1 << 16, 1<<16 + 1}
 
 // gradMask adds to mpix the pixels on a marked brightness edge: the
 // outline of a die whose colour is too close to the floor's.
