@@ -759,15 +759,7 @@ func diffMask(fpix, bpix, mpix, gray []uint8) uint8 {
 		pm, bm := int32(uint32(pb+pg+pr)/3), int32(uint32(bb+bg+br)/3)
 		dm := pm - bm
 		m := abs32(pb-bb-dm) + abs32(pg-bg-dm) + abs32(pr-br-dm)
-		if bm > 0 {
-			switch a := 256 * pm; {
-			case a < 150*bm:
-				m = max(m, (150-a/bm)*2)
-			case a >= 281*bm:
-				m = max(m, (a/bm-280)*2)
-			}
-		}
-		m8 := uint8(min(m, 255))
+		m8 := max(uint8(min(m, 255)), brightDiff[uint16(pm)<<8|uint16(bm)])
 		gray[i] = uint8(pm)
 		mpix[i] = m8
 		hists[i&3][m8]++
@@ -778,6 +770,25 @@ func diffMask(fpix, bpix, mpix, gray []uint8) uint8 {
 	}
 	return diffThreshold(&hist, n)
 }
+
+// brightDiff[pm<<8|bm] is pixDiff's brightness term for a pixel of grey
+// level pm on a background of grey level bm, capped at 255: a table
+// instead of a division per pixel.
+var brightDiff = func() (t [1 << 16]uint8) {
+	for pm := int32(0); pm < 256; pm++ {
+		for bm := int32(1); bm < 256; bm++ {
+			var m int32
+			switch a := 256 * pm; {
+			case a < 150*bm:
+				m = (150 - a/bm) * 2
+			case a >= 281*bm:
+				m = (a/bm - 280) * 2
+			}
+			t[pm<<8|bm] = uint8(min(m, 255))
+		}
+	}
+	return t
+}()
 
 // diffThreshold is the foreground threshold for a histogram of n pixel
 // differences: above the background's own variation.
