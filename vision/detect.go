@@ -1028,20 +1028,24 @@ var floodStep = [8]int32{-1<<16 - 1, -1 << 16, -1<<16 + 1, -1, 1, 1<<16 - 1, 1 <
 func gradMask(g, mpix []uint8, w, h int, gr []uint8) {
 	var hist [256]int
 	for y := 1; y < h-1; y++ {
-		up, row, dn, out := g[(y-1)*w:y*w], g[y*w:(y+1)*w], g[(y+1)*w:(y+2)*w], gr[y*w:(y+1)*w]
-		for x := 1; x < w-1; x++ {
+		row := g[y*w : (y+1)*w]
+		// Equal lengths let the compiler drop the bounds checks.
+		up, dn, out := g[(y-1)*w:][:len(row)], g[(y+1)*w:][:len(row)], gr[y*w:][:len(row)]
+		for x := 1; x < len(row)-1; x++ {
 			d := abs32(int32(row[x+1])-int32(row[x-1])) + abs32(int32(dn[x])-int32(up[x]))
 			d = min(d, 255)
 			out[x] = uint8(d)
-			hist[d]++
+			hist[uint8(d)]++
 		}
 	}
 	med := percentile(hist[:], (w-2)*(h-2), 0.5)
 	thr := uint8(clamp(float64(med)*3+30, 12, 80))
 	for y := 1; y < h-1; y++ {
-		for x := 1; x < w-1; x++ {
-			if i := y*w + x; gr[i] > thr {
-				mpix[i] = 255
+		out := gr[y*w : (y+1)*w]
+		m := mpix[y*w:][:len(out)]
+		for x := 1; x < len(out)-1; x++ {
+			if out[x] > thr {
+				m[x] = 255
 			}
 		}
 	}
