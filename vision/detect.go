@@ -752,7 +752,7 @@ func diffMask(fpix, bpix, mpix, gray []uint8) uint8 {
 	n := len(mpix)
 	fpix, bpix, gray = fpix[:3*n], bpix[:3*n], gray[:n]
 	for i := range mpix {
-		// pixDiff, written out: it is too large to be inlined.
+		// pixDiff, written out.
 		f, b := fpix[3*i:3*i+3:3*i+3], bpix[3*i:3*i+3:3*i+3]
 		pb, pg, pr := int32(f[0]), int32(f[1]), int32(f[2])
 		bb, bg, br := int32(b[0]), int32(b[1]), int32(b[2])
@@ -773,7 +773,9 @@ func diffMask(fpix, bpix, mpix, gray []uint8) uint8 {
 
 // brightDiff[pm<<8|bm] is pixDiff's brightness term for a pixel of grey
 // level pm on a background of grey level bm, capped at 255: a table
-// instead of a division per pixel.
+// instead of a division per pixel. A brightness change beyond what a
+// soft shadow does counts: the ratio q = 256*pm/bm below 150 or above
+// 280.
 var brightDiff = func() (t [1 << 16]uint8) {
 	for pm := int32(0); pm < 256; pm++ {
 		for bm := int32(1); bm < 256; bm++ {
@@ -801,25 +803,15 @@ func diffThreshold(hist *[256]int, n int) uint8 {
 // (0-255), and the pixel's grey level.
 func pixDiff(f, b []uint8) (uint8, int32) {
 	// A die differs from the local background in colour, or is much
-	// darker or brighter than it; a shadow is only moderately darker and
-	// keeps the background's colour.
+	// darker or brighter than it (brightDiff); a shadow is only
+	// moderately darker and keeps the background's colour.
 	pb, pg, pr := int32(f[0]), int32(f[1]), int32(f[2])
 	bb, bg, br := int32(b[0]), int32(b[1]), int32(b[2])
 	pm, bm := int32(uint32(pb+pg+pr)/3), int32(uint32(bb+bg+br)/3)
 	// Per channel, (pixel - its mean) - (background - its mean).
 	dm := pm - bm
 	m := abs32(pb-bb-dm) + abs32(pg-bg-dm) + abs32(pr-br-dm)
-	if bm > 0 {
-		// Brightness change beyond what a soft shadow does: the ratio
-		// q = 256*pm/bm below 150 or above 280 (divided only then).
-		switch a := 256 * pm; {
-		case a < 150*bm:
-			m = max(m, (150-a/bm)*2)
-		case a >= 281*bm:
-			m = max(m, (a/bm-280)*2)
-		}
-	}
-	return uint8(min(m, 255)), pm
+	return max(uint8(min(m, 255)), brightDiff[uint16(pm)<<8|uint16(bm)]), pm
 }
 
 // diffSampled is diffMask on the pixels at even x and y only: it stores

@@ -9,10 +9,29 @@ import (
 	"gocv.io/x/gocv"
 )
 
-// diffMask's table of the brightness term must give exactly what pixDiff
-// (with its division) gives: every pair of grey levels, then random
-// colours.
-func TestDiffMaskMatchesPixDiff(t *testing.T) {
+// pixDiffDirect is pixDiff with its brightness term divided out per
+// pixel, as first written.
+func pixDiffDirect(f, b []uint8) (uint8, int32) {
+	pb, pg, pr := int32(f[0]), int32(f[1]), int32(f[2])
+	bb, bg, br := int32(b[0]), int32(b[1]), int32(b[2])
+	pm, bm := int32(uint32(pb+pg+pr)/3), int32(uint32(bb+bg+br)/3)
+	dm := pm - bm
+	m := abs32(pb-bb-dm) + abs32(pg-bg-dm) + abs32(pr-br-dm)
+	if bm > 0 {
+		switch a := 256 * pm; {
+		case a < 150*bm:
+			m = max(m, (150-a/bm)*2)
+		case a >= 281*bm:
+			m = max(m, (a/bm-280)*2)
+		}
+	}
+	return uint8(min(m, 255)), pm
+}
+
+// diffMask and pixDiff, with their table of the brightness term, must
+// give exactly what the division gives: every pair of grey levels, then
+// random colours.
+func TestDiffMaskMatchesDivision(t *testing.T) {
 	const grey = 256 * 256
 	n := grey + 200000
 	fpix, bpix := make([]uint8, 3*n), make([]uint8, 3*n)
@@ -28,10 +47,13 @@ func TestDiffMaskMatchesPixDiff(t *testing.T) {
 	mpix, gray := make([]uint8, n), make([]uint8, n)
 	diffMask(fpix, bpix, mpix, gray)
 	for i := 0; i < n; i++ {
-		m, pm := pixDiff(fpix[3*i:3*i+3], bpix[3*i:3*i+3])
+		m, pm := pixDiffDirect(fpix[3*i:3*i+3], bpix[3*i:3*i+3])
 		if mpix[i] != m || int32(gray[i]) != pm {
-			t.Fatalf("pixel %d (%v on %v): diffMask %d grey %d, pixDiff %d grey %d",
+			t.Fatalf("pixel %d (%v on %v): diffMask %d grey %d, direct %d grey %d",
 				i, fpix[3*i:3*i+3], bpix[3*i:3*i+3], mpix[i], gray[i], m, pm)
+		}
+		if m2, pm2 := pixDiff(fpix[3*i:3*i+3], bpix[3*i:3*i+3]); m2 != m || pm2 != pm {
+			t.Fatalf("pixel %d: pixDiff %d grey %d, direct %d grey %d", i, m2, pm2, m, pm)
 		}
 	}
 }
