@@ -752,22 +752,14 @@ func diffMask(fpix, bpix, mpix, gray []uint8) uint8 {
 	n := len(mpix)
 	fpix, bpix, gray = fpix[:3*n], bpix[:3*n], gray[:n]
 	for i := range mpix {
-		// pixDiff, written out: it is too large to be inlined.
+		// pixDiff, written out.
 		f, b := fpix[3*i:3*i+3:3*i+3], bpix[3*i:3*i+3:3*i+3]
 		pb, pg, pr := int32(f[0]), int32(f[1]), int32(f[2])
 		bb, bg, br := int32(b[0]), int32(b[1]), int32(b[2])
 		pm, bm := int32(uint32(pb+pg+pr)/3), int32(uint32(bb+bg+br)/3)
 		dm := pm - bm
 		m := abs32(pb-bb-dm) + abs32(pg-bg-dm) + abs32(pr-br-dm)
-		if bm > 0 {
-			switch a := 256 * pm; {
-			case a < 150*bm:
-				m = max(m, (150-a/bm)*2)
-			case a >= 281*bm:
-				m = max(m, (a/bm-280)*2)
-			}
-		}
-		m8 := uint8(min(m, 255))
+		m8 := max(uint8(min(m, 255)), brightDiff[uint16(pm)<<8|uint16(bm)])
 		gray[i] = uint8(pm)
 		mpix[i] = m8
 		hists[i&3][m8]++
@@ -778,6 +770,27 @@ func diffMask(fpix, bpix, mpix, gray []uint8) uint8 {
 	}
 	return diffThreshold(&hist, n)
 }
+
+// brightDiff[pm<<8|bm] is pixDiff's brightness term for a pixel of grey
+// level pm on a background of grey level bm, capped at 255: a table
+// instead of a division per pixel. A brightness change beyond what a
+// soft shadow does counts: the ratio q = 256*pm/bm below 150 or above
+// 280.
+var brightDiff = func() (t [1 << 16]uint8) {
+	for pm := int32(0); pm < 256; pm++ {
+		for bm := int32(1); bm < 256; bm++ {
+			var m int32
+			switch a := 256 * pm; {
+			case a < 150*bm:
+				m = (150 - a/bm) * 2
+			case a >= 281*bm:
+				m = (a/bm - 280) * 2
+			}
+			t[pm<<8|bm] = uint8(min(m, 255))
+		}
+	}
+	return t
+}()
 
 // diffThreshold is the foreground threshold for a histogram of n pixel
 // differences: above the background's own variation.
@@ -790,25 +803,15 @@ func diffThreshold(hist *[256]int, n int) uint8 {
 // (0-255), and the pixel's grey level.
 func pixDiff(f, b []uint8) (uint8, int32) {
 	// A die differs from the local background in colour, or is much
-	// darker or brighter than it; a shadow is only moderately darker and
-	// keeps the background's colour.
+	// darker or brighter than it (brightDiff); a shadow is only
+	// moderately darker and keeps the background's colour.
 	pb, pg, pr := int32(f[0]), int32(f[1]), int32(f[2])
 	bb, bg, br := int32(b[0]), int32(b[1]), int32(b[2])
 	pm, bm := int32(uint32(pb+pg+pr)/3), int32(uint32(bb+bg+br)/3)
 	// Per channel, (pixel - its mean) - (background - its mean).
 	dm := pm - bm
 	m := abs32(pb-bb-dm) + abs32(pg-bg-dm) + abs32(pr-br-dm)
-	if bm > 0 {
-		// Brightness change beyond what a soft shadow does: the ratio
-		// q = 256*pm/bm below 150 or above 280 (divided only then).
-		switch a := 256 * pm; {
-		case a < 150*bm:
-			m = max(m, (150-a/bm)*2)
-		case a >= 281*bm:
-			m = max(m, (a/bm-280)*2)
-		}
-	}
-	return uint8(min(m, 255)), pm
+	return max(uint8(min(m, 255)), brightDiff[uint16(pm)<<8|uint16(bm)]), pm
 }
 
 // diffSampled is diffMask on the pixels at even x and y only: it stores
@@ -933,76 +936,108 @@ func (r *Reader) addOutlined(gray []uint8, w, h, holeMax, minArea int) error {
 		return err
 	}
 	gocv.MorphologyEx(r.gtmp, &r.gmask, gocv.MorphOpen, r.openK)
-	n := gocv.ConnectedComponentsWithStats(r.gmask, &r.glab, &r.stats, &r.cent)
-	lb, err := r.glab.DataPtrUint8()
-	if err != nil || len(lb) < 4*w*h {
-		return fmt.Errorf("vision: outline labels: %w", errBadMat)
-	}
-	lab := unsafe.Slice((*int32)(unsafe.Pointer(&lb[0])), w*h)
-	sb, err := r.stats.DataPtrUint8()
-	if err != nil || len(sb) < 4*5*n {
-		return fmt.Errorf("vision: outline stats: %w", errBadMat)
-	}
-	stats := unsafe.Slice((*int32)(unsafe.Pointer(&sb[0])), 5*n)
 	tpix, err := r.tmp.DataPtrUint8()
 	if err != nil || len(tpix) < w*h {
 		return fmt.Errorf("vision: mask data: %w", errBadMat)
 	}
-	if cap(r.colourBuf) < n {
-		r.colourBuf = make([]int32, n)
+	gpix, err = r.gmask.DataPtrUint8()
+	if err != nil || len(gpix) < w*h {
+		return fmt.Errorf("vision: outline mask: %w", errBadMat)
 	}
-	colour := r.colourBuf[:n]
-	for i := range colour {
-		colour[i] = 0
-	}
-	for i, l := range lab {
-		if tpix[i] != 0 {
-			colour[l]++
-		}
-	}
-	// colour[i] becomes 1 for a region to add, 0 otherwise.
+	// Only a region (8-connected) of the outline mask with a pixel
+	// outside the colour mask can add anything: each such region is
+	// flooded from that pixel, its size, box and colour counted, and its
+	// pixels outside the colour mask marked when it qualifies. Flooded
+	// pixels are cleared in gpix, so each region is visited once.
 	md := min(w, h) / 2
-	anyAdd := false
-	for i := 1; i < n; i++ {
-		area := stats[5*i+4]
-		add := int(area) >= minArea && int(stats[5*i+2]) <= md && int(stats[5*i+3]) <= md && 5*colour[i] < 4*area
-		colour[i] = 0
-		if add {
-			colour[i] = 1
-			anyAdd = true
+	if w >= 1<<15 || h >= 1<<15 {
+		return fmt.Errorf("vision: outline mask %dx%d too large", w, h)
+	}
+	// pts holds each flooded pixel as y<<16 | x.
+	pts := r.seen[:0]
+	defer func() { r.seen = pts }()
+	for s := range gpix[:w*h] {
+		if gpix[s] == 0 || tpix[s] != 0 {
+			continue
 		}
-	}
-	colour[0] = 0
-	if !anyAdd {
-		return nil
-	}
-	for i, l := range lab {
-		if colour[l] != 0 && tpix[i] == 0 {
-			tpix[i] = 128
+		gpix[s] = 0
+		pts = append(pts[:0], int32(s/w)<<16|int32(s%w))
+		x0, x1, y0, y1 := w, -1, h, -1
+		var colour int
+		for q := 0; q < len(pts); q++ {
+			y, x := int(pts[q]>>16), int(pts[q]&0xffff)
+			p := y*w + x
+			x0, x1, y0, y1 = min(x0, x), max(x1, x), min(y0, y), max(y1, y)
+			if tpix[p] != 0 {
+				colour++
+			}
+			if x > 0 && y > 0 && x < w-1 && y < h-1 {
+				// Inside the frame: all eight neighbours exist.
+				for k, o := range [8]int{p - w - 1, p - w, p - w + 1, p - 1, p + 1, p + w - 1, p + w, p + w + 1} {
+					if gpix[o] != 0 {
+						gpix[o] = 0
+						pts = append(pts, pts[q]+floodStep[k])
+					}
+				}
+				continue
+			}
+			for dy := -1; dy <= 1; dy++ {
+				ny := y + dy
+				if ny < 0 || ny >= h {
+					continue
+				}
+				for dx := -1; dx <= 1; dx++ {
+					nx := x + dx
+					if nx < 0 || nx >= w {
+						continue
+					}
+					if o := ny*w + nx; gpix[o] != 0 {
+						gpix[o] = 0
+						pts = append(pts, int32(ny)<<16|int32(nx))
+					}
+				}
+			}
+		}
+		area := len(pts)
+		if area < minArea || x1-x0+1 > md || y1-y0+1 > md || 5*colour >= 4*area {
+			continue
+		}
+		for _, pk := range pts {
+			if p := int(pk>>16)*w + int(pk&0xffff); tpix[p] == 0 {
+				tpix[p] = 128
+			}
 		}
 	}
 	return nil
 }
+
+// floodStep is, in addOutlined's y<<16 | x form, the step to each of a
+// pixel's eight neighbours, in the order up-left to down-right.
+var floodStep = [8]int32{-1<<16 - 1, -1 << 16, -1<<16 + 1, -1, 1, 1<<16 - 1, 1 << 16, 1<<16 + 1}
 
 // gradMask adds to mpix the pixels on a marked brightness edge: the
 // outline of a die whose colour is too close to the floor's.
 func gradMask(g, mpix []uint8, w, h int, gr []uint8) {
 	var hist [256]int
 	for y := 1; y < h-1; y++ {
-		up, row, dn, out := g[(y-1)*w:y*w], g[y*w:(y+1)*w], g[(y+1)*w:(y+2)*w], gr[y*w:(y+1)*w]
-		for x := 1; x < w-1; x++ {
+		row := g[y*w : (y+1)*w]
+		// Equal lengths let the compiler drop the bounds checks.
+		up, dn, out := g[(y-1)*w:][:len(row)], g[(y+1)*w:][:len(row)], gr[y*w:][:len(row)]
+		for x := 1; x < len(row)-1; x++ {
 			d := abs32(int32(row[x+1])-int32(row[x-1])) + abs32(int32(dn[x])-int32(up[x]))
 			d = min(d, 255)
 			out[x] = uint8(d)
-			hist[d]++
+			hist[uint8(d)]++
 		}
 	}
 	med := percentile(hist[:], (w-2)*(h-2), 0.5)
 	thr := uint8(clamp(float64(med)*3+30, 12, 80))
 	for y := 1; y < h-1; y++ {
-		for x := 1; x < w-1; x++ {
-			if i := y*w + x; gr[i] > thr {
-				mpix[i] = 255
+		out := gr[y*w : (y+1)*w]
+		m := mpix[y*w:][:len(out)]
+		for x := 1; x < len(out)-1; x++ {
+			if out[x] > thr {
+				m[x] = 255
 			}
 		}
 	}
