@@ -22,9 +22,11 @@ build: setup
 demo: build
 	@bash scripts/demo.sh
 
-# The whole test suite (race detector on; rules also without cgo).
+# The whole test suite (race detector on; rules also without cgo; the
+# gocv Mat leak tests under the matprofile tag).
 test: setup
 	CGO_ENABLED=0 $(GO) test -count=1 ./rules/... ./tracker/... ./config/...
+	$(GO) test -count=1 -tags matprofile -run 'MatProfile|NoMatLeaks' ./vision/...
 	$(GO) test -race -count=1 -timeout 30m ./...
 
 vet:
