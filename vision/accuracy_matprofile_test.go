@@ -9,10 +9,13 @@ import (
 	"testing"
 
 	"gocv.io/x/gocv"
+
+	"github.com/dicewatch/dicewatch/vision/motion"
 )
 
 // TestMatProfileAllPhotos reads every test photo, through both Read and
-// ReadRegion, and checks that no gocv.Mat outlives the Reader. Run with
+// ReadRegion, then a rendered table calibrated and with the at-rest
+// reader, and checks that no gocv.Mat outlives the Reader. Run with
 // `go test -tags matprofile -run MatProfile ./vision/`.
 func TestMatProfileAllPhotos(t *testing.T) {
 	start := gocv.MatProfile.Count()
@@ -36,6 +39,28 @@ func TestMatProfileAllPhotos(t *testing.T) {
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
+	// A calibrated read and the daemon's at-rest read (against the empty
+	// table, around the tracked places) of a rendered table with two dice.
+	dice := []synthDie{{cx: 600, cy: 380, edge: 30, angle: 0.3, value: 5}, {cx: 680, cy: 350, edge: 30, angle: 1.1, value: 2}}
+	frame, bg := drawTable(1280, 720, dice, 1), drawTable(1280, 720, nil, 2)
+	rc := NewReader(ReaderOptions{ExpectedEdgePx: func(x, y float64) float64 { return 30 }})
+	if _, err := rc.Read(frame); err != nil {
+		t.Fatal(err)
+	}
+	ar := &motion.AtRest{}
+	for _, d := range dice {
+		box := image.Rect(int(d.cx-d.edge), int(d.cy-d.edge), int(d.cx+d.edge), int(d.cy+d.edge))
+		ar.Dice = append(ar.Dice, motion.Candidate{Box: box, CX: d.cx, CY: d.cy})
+	}
+	got, err := readAtRest(rc, frame, bg, ar, func(x, y float64) float64 { return 30 })
+	if err != nil || len(got) != 2 {
+		t.Fatalf("at-rest read: %d dice, %v", len(got), err)
+	}
+	if err := rc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	frame.Close()
+	bg.Close()
 	if end := gocv.MatProfile.Count(); end != start {
 		var b bytes.Buffer
 		gocv.MatProfile.WriteTo(&b, 1)
