@@ -135,44 +135,17 @@ func newStillTally() *stillTally {
 // detections left: otherwise the stacked die's detection, which overlaps
 // the hull of the die under it, could be scored as a misread of that die.
 func matchStill(dice []scene.StillDie, dets []Detection) [][2]int {
-	type pair struct {
-		i, j   int
-		v      float64
-		hidden bool
-	}
-	var ps []pair
+	var ps []boxPair
 	for i, d := range dice {
 		top := [4]float64{float64(d.Box[0]), float64(d.Box[1]), float64(d.Box[2]), float64(d.Box[3])}
 		hull := [4]float64{float64(d.Hull[0]), float64(d.Hull[1]), float64(d.Hull[2]), float64(d.Hull[3])}
 		for j, det := range dets {
 			if v := math.Max(iou(top, det.Box), iou(hull, det.Box)); v >= 0.3 {
-				ps = append(ps, pair{i, j, v, d.Occluded >= heavyOcclusion})
+				ps = append(ps, boxPair{i: i, j: j, v: v, late: d.Occluded >= heavyOcclusion})
 			}
 		}
 	}
-	// Visible dice first, then by IoU, largest first (stable on ties for
-	// repeatable runs).
-	before := func(a, b pair) bool {
-		if a.hidden != b.hidden {
-			return !a.hidden
-		}
-		return a.v > b.v
-	}
-	for a := 1; a < len(ps); a++ {
-		for b := a; b > 0 && before(ps[b], ps[b-1]); b-- {
-			ps[b], ps[b-1] = ps[b-1], ps[b]
-		}
-	}
-	ut, ud := map[int]bool{}, map[int]bool{}
-	var out [][2]int
-	for _, p := range ps {
-		if ut[p.i] || ud[p.j] {
-			continue
-		}
-		ut[p.i], ud[p.j] = true, true
-		out = append(out, [2]int{p.i, p.j})
-	}
-	return out
+	return greedyPairs(ps)
 }
 
 // add scores one still's detections against its truth.

@@ -162,11 +162,7 @@ func match(truth []gtDie, dets []Detection) [][2]int {
 // detection's PipBox (the larger IoU of the two boxes counts), for label
 // sets whose boxes are drawn around the pips rather than the face.
 func matchBoxes(truth []gtDie, dets []Detection, pipBoxes bool) [][2]int {
-	type pair struct {
-		i, j int
-		v    float64
-	}
-	var ps []pair
+	var ps []boxPair
 	for i, g := range truth {
 		for j, d := range dets {
 			v := iou(g.box, d.Box)
@@ -174,11 +170,31 @@ func matchBoxes(truth []gtDie, dets []Detection, pipBoxes bool) [][2]int {
 				v = math.Max(v, iou(g.box, d.PipBox))
 			}
 			if v >= 0.3 {
-				ps = append(ps, pair{i, j, v})
+				ps = append(ps, boxPair{i: i, j: j, v: v})
 			}
 		}
 	}
-	sort.Slice(ps, func(a, b int) bool { return ps[a].v > ps[b].v })
+	return greedyPairs(ps)
+}
+
+// boxPair is a possible match of label i with detection j, of overlap v.
+// late pairs are matched only after every other pair.
+type boxPair struct {
+	i, j int
+	v    float64
+	late bool
+}
+
+// greedyPairs matches labels and detections one to one, the largest
+// overlap first (late pairs after the others; stable on ties, for
+// repeatable runs), and returns the [label, detection] pairs.
+func greedyPairs(ps []boxPair) [][2]int {
+	sort.SliceStable(ps, func(a, b int) bool {
+		if ps[a].late != ps[b].late {
+			return !ps[a].late
+		}
+		return ps[a].v > ps[b].v
+	})
 	ut, ud := map[int]bool{}, map[int]bool{}
 	var out [][2]int
 	for _, p := range ps {

@@ -29,9 +29,11 @@ type faceValue struct {
 	rot float64
 	// lv is cue 1's value (0: no layout fits).
 	lv int
-	// DIAG
-	lscore, ncc1, ncc2, nccScore float64
-	junk, sq                     bool
+	// The parts of conf (cues sets them when a layout fits): the layout
+	// score, the template score, a large non-pip blob on the face, and
+	// a rectangle square enough to read. The redness look re-weighs them.
+	lscore, nccScore float64
+	junk, sq         bool
 }
 
 // faceScratch holds the per-face buffers a Reader reuses.
@@ -638,7 +640,7 @@ func (s *faceScratch) cues(c candidate) faceValue {
 		nccScore = max(nccScore, 0.5)
 	}
 	score := min(nccScore, lscore)
-	out.lscore, out.ncc1, out.ncc2, out.junk, out.nccScore = lscore, bestPer[tv], second, junk, nccScore
+	out.lscore, out.junk, out.nccScore = lscore, junk, nccScore
 	out.sq = min(c.w, c.h) >= 0.8*max(c.w, c.h)
 	if junk {
 		score *= 0.5
