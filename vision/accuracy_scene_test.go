@@ -11,6 +11,7 @@ import (
 	"gocv.io/x/gocv"
 
 	"github.com/dicewatch/dicewatch/calibration"
+	"github.com/dicewatch/dicewatch/rules"
 	"github.com/dicewatch/dicewatch/vision/motion"
 	"github.com/dicewatch/dicewatch/vision/scene"
 )
@@ -39,8 +40,14 @@ func TestAccuracyScenes(t *testing.T) {
 		return cal.DiePx(calibration.Point{X: x, Y: y})
 	}})
 	defer r.Close()
-	frame := gocv.NewMat()
+	frame, bg := gocv.NewMat(), gocv.NewMat()
 	defer frame.Close()
+	defer bg.Close()
+	if _, err := sess.Render(0, &bg); err != nil { // the empty table
+		t.Fatal(err)
+	}
+	dieAt := func(x, y float64) float64 { return cal.DiePx(calibration.Point{X: x, Y: y}) }
+	var rest restTally
 
 	var tl tally
 	kindN, kindHit := map[scene.Kind]int{}, map[scene.Kind]int{}
@@ -62,6 +69,7 @@ func TestAccuracyScenes(t *testing.T) {
 			truth = append(truth, gtDie{value: d.Value, box: [4]float64{float64(d.Box[0]), float64(d.Box[1]), float64(d.Box[2]), float64(d.Box[3])}})
 			dt = append(dt, d)
 		}
+		rest.add(t, frame, bg, dieAt, th, truth, dt)
 		pairs := match(truth, dets)
 		if dir := os.Getenv("DICEWATCH_DEBUG_DIR"); dir != "" && tl.images < 20 {
 			writeDebug(dir, "scene_"+strconv.Itoa(th.Throw), frame, truth, dets, pairs)
@@ -109,101 +117,92 @@ func TestAccuracyScenes(t *testing.T) {
 		100*ratio(cockedHit, cockedN), cockedHit, cockedN, 100*ratio(falseCocked, flatN), falseCocked, flatN,
 		100*ratio(stackHit, stackN), stackHit, stackN)
 	t.Logf("issue bar: value accuracy >= 99.9%%, no confidently wrong value, cocked recall >= 99%% with <= 0.5%% false cocked, stacked recall >= 95%%")
-	restScenes(t, sess, n)
+	rest.log(t, n)
 }
 
-// restScenes reads the same at-rest frames the way the daemon does: with
-// the at-rest reader (readAtRest), against the session's first frame (the
-// empty table), around each die's place. The places are the truth's rest
-// boxes, standing in for the tracker's at-rest candidates (the tracker is
-// measured end to end in cmd/dicewatch). A cocked die counts as caught when
-// the reader calls it not flat, and separately when the verdict would be a
-// no-roll from its evidence (not flat, or a size ratio at rules' stacked
-// cut, 1.12); a stacked die is caught at that size ratio.
-func restScenes(t *testing.T, sess *scene.Session, n int) {
-	cal := sess.Calibration()
-	dieAt := func(x, y float64) float64 { return cal.DiePx(calibration.Point{X: x, Y: y}) }
-	bg, frame := gocv.NewMat(), gocv.NewMat()
-	defer bg.Close()
-	defer frame.Close()
-	if _, err := sess.Render(0, &bg); err != nil {
+// restTally scores the same at-rest frames read the way the daemon reads
+// them: with the at-rest reader (readAtRest), against the session's first
+// frame (the empty table), around each die's place. The places are the
+// truth's rest boxes, standing in for the tracker's at-rest candidates (the
+// tracker is measured end to end in cmd/dicewatch). A cocked die counts as
+// caught when the reader calls it not flat, and separately when the
+// verdict would be a no-roll from its evidence (not flat, or a size ratio
+// at rules' stacked cut); a stacked die is caught at that size ratio.
+type restTally struct {
+	tl                                                                         tally
+	flatN, falseCocked, cockedN, cockedFlagged, cockedNoRoll, stackN, stackHit int
+	underN                                                                     int
+}
+
+// add reads one throw's at-rest frame and scores it.
+func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float64) float64, th scene.ThrowTruth, truth []gtDie, dt []scene.DieTruth) {
+	stackCut := rules.DefaultStackedSizeRatio
+	ar := &motion.AtRest{}
+	for _, d := range dt {
+		b := image.Rect(d.Box[0], d.Box[1], d.Box[2], d.Box[3])
+		ar.Dice = append(ar.Dice, motion.Candidate{Box: b, CX: float64(b.Min.X+b.Max.X) / 2, CY: float64(b.Min.Y+b.Max.Y) / 2})
+	}
+	dets, err := readAtRest(nil, frame, bg, ar, dieAt)
+	if err != nil {
 		t.Fatal(err)
 	}
-	const stackCut = 1.12 // rules.DefaultStackedSizeRatio
-	var tl tally
-	var flatN, falseCocked, cockedN, cockedFlagged, cockedNoRoll, stackN, stackHit, underN int
-	for _, th := range sess.Truth() {
-		if _, err := sess.Render(th.AtRestFrame, &frame); err != nil {
-			t.Fatal(err)
+	tl := &rt.tl
+	pairs := match(truth, dets)
+	tl.images++
+	tl.truth += len(truth)
+	tl.found += len(dets)
+	tl.matched += len(pairs)
+	tl.centreMatched += centreMatches(truth, dets)
+	under := map[int]bool{} // dice another die rests on: their top face is hidden
+	for _, d := range dt {
+		if d.OnDie != nil {
+			under[*d.OnDie] = true
 		}
-		var truth []gtDie
-		var dt []scene.DieTruth
-		ar := &motion.AtRest{}
-		for _, d := range th.Dice {
-			if d.Exited {
-				continue
+	}
+	for _, p := range pairs {
+		g, d, tr := truth[p[0]], dets[p[1]], dt[p[0]]
+		switch {
+		case under[tr.Die]:
+			rt.underN++
+		case tr.OnDie != nil:
+			rt.stackN++
+			if d.SizeRatio >= stackCut {
+				rt.stackHit++
 			}
-			b := image.Rect(d.Box[0], d.Box[1], d.Box[2], d.Box[3])
-			truth = append(truth, gtDie{value: d.Value, box: [4]float64{float64(b.Min.X), float64(b.Min.Y), float64(b.Max.X), float64(b.Max.Y)}})
-			dt = append(dt, d)
-			ar.Dice = append(ar.Dice, motion.Candidate{Box: b, CX: float64(b.Min.X+b.Max.X) / 2, CY: float64(b.Min.Y+b.Max.Y) / 2})
-		}
-		dets, err := readAtRest(nil, frame, bg, ar, dieAt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pairs := match(truth, dets)
-		tl.images++
-		tl.truth += len(truth)
-		tl.found += len(dets)
-		tl.matched += len(pairs)
-		tl.centreMatched += centreMatches(truth, dets)
-		under := map[int]bool{} // dice another die rests on: their top face is hidden
-		for _, d := range dt {
-			if d.OnDie != nil {
-				under[*d.OnDie] = true
+		case !tr.Flat:
+			rt.cockedN++
+			if !d.Flat {
+				rt.cockedFlagged++
 			}
-		}
-		for _, p := range pairs {
-			g, d, tr := truth[p[0]], dets[p[1]], dt[p[0]]
-			switch {
-			case under[tr.Die]:
-				underN++
-			case tr.OnDie != nil:
-				stackN++
-				if d.SizeRatio >= stackCut {
-					stackHit++
-				}
-			case !tr.Flat:
-				cockedN++
-				if !d.Flat {
-					cockedFlagged++
-				}
-				if !d.Flat || d.SizeRatio >= stackCut {
-					cockedNoRoll++
-				}
-			default:
-				flatN++
-				if !d.Flat || d.SizeRatio >= stackCut {
-					falseCocked++
-				}
-				tl.confusion[g.value][d.Value]++
-				if d.Value != 0 && d.Value != g.value {
-					t.Logf("at-rest wrong: throw %d (%s) die %d: %d read as %d (confidence %.2f, flatness %.2f, size %.2f) at %v, zone %s",
-						th.Throw, th.Kind, tr.Die, g.value, d.Value, d.Confidence, d.Flatness, d.SizeRatio, d.Box, tr.Zone)
-					if d.Confidence >= 0.9 {
-						tl.confidentWrong++
-					}
+			if !d.Flat || d.SizeRatio >= stackCut {
+				rt.cockedNoRoll++
+			}
+		default:
+			rt.flatN++
+			if !d.Flat || d.SizeRatio >= stackCut {
+				rt.falseCocked++
+			}
+			tl.confusion[g.value][d.Value]++
+			if d.Value != 0 && d.Value != g.value {
+				t.Logf("at-rest wrong: throw %d (%s) die %d: %d read as %d (confidence %.2f, flatness %.2f, size %.2f) at %v, zone %s",
+					th.Throw, th.Kind, tr.Die, g.value, d.Value, d.Confidence, d.Flatness, d.SizeRatio, d.Box, tr.Zone)
+				if d.Confidence >= 0.9 {
+					tl.confidentWrong++
 				}
 			}
 		}
 	}
-	t.Logf("at-rest: %d matched dice lie under a stacked die (not scored)", underN)
-	vt := tl
-	vt.matched = flatN
-	t.Logf("at-rest reader (the daemon's: empty-table frame, truth rest boxes as the tracker's places), %d throws\n%s", n, tl.detectionReport())
-	t.Logf("at-rest values among detected flat, unstacked dice (%d):\n%s", flatN, vt.valueReport())
+}
+
+// log prints the at-rest figures.
+func (rt *restTally) log(t *testing.T, n int) {
+	stackCut := rules.DefaultStackedSizeRatio
+	t.Logf("at-rest: %d matched dice lie under a stacked die (not scored)", rt.underN)
+	vt := rt.tl
+	vt.matched = rt.flatN
+	t.Logf("at-rest reader (the daemon's: empty-table frame, truth rest boxes as the tracker's places), %d throws\n%s", n, rt.tl.detectionReport())
+	t.Logf("at-rest values among detected flat, unstacked dice (%d):\n%s", rt.flatN, vt.valueReport())
 	t.Logf("at-rest cocked: called not flat %.2f%% (%d/%d), no-roll evidence (not flat or size >= %.2f) %.2f%% (%d/%d); flat dice with such evidence %.2f%% (%d/%d); stacked size >= %.2f %.2f%% (%d/%d)",
-		100*ratio(cockedFlagged, cockedN), cockedFlagged, cockedN, stackCut, 100*ratio(cockedNoRoll, cockedN), cockedNoRoll, cockedN,
-		100*ratio(falseCocked, flatN), falseCocked, flatN, stackCut, 100*ratio(stackHit, stackN), stackHit, stackN)
+		100*ratio(rt.cockedFlagged, rt.cockedN), rt.cockedFlagged, rt.cockedN, stackCut, 100*ratio(rt.cockedNoRoll, rt.cockedN), rt.cockedNoRoll, rt.cockedN,
+		100*ratio(rt.falseCocked, rt.flatN), rt.falseCocked, rt.flatN, stackCut, 100*ratio(rt.stackHit, rt.stackN), rt.stackHit, rt.stackN)
 }
