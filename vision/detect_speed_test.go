@@ -72,8 +72,10 @@ func addOutlinedByLabels(r *Reader, gray []uint8, w, h, holeMax, minArea int) er
 		return err
 	}
 	gocv.MorphologyEx(r.gtmp, &r.gmask, gocv.MorphOpen, r.openK)
-	n := gocv.ConnectedComponentsWithStats(r.gmask, &r.glab, &r.stats, &r.cent)
-	lb, err := r.glab.DataPtrUint8()
+	glab := gocv.NewMat()
+	defer glab.Close()
+	n := gocv.ConnectedComponentsWithStats(r.gmask, &glab, &r.stats, &r.cent)
+	lb, err := glab.DataPtrUint8()
 	if err != nil {
 		return err
 	}

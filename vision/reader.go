@@ -67,7 +67,6 @@ type Reader struct {
 	openK   gocv.Mat
 	gmask   gocv.Mat
 	gtmp    gocv.Mat
-	glab    gocv.Mat
 
 	face      faceScratch
 	distBuf   []float32
@@ -102,7 +101,6 @@ func NewReader(opts ReaderOptions) *Reader {
 		openK: gocv.GetStructuringElement(gocv.MorphEllipse, image.Pt(3, 3)),
 		gmask: gocv.NewMat(),
 		gtmp:  gocv.NewMat(),
-		glab:  gocv.NewMat(),
 	}
 }
 
@@ -110,7 +108,7 @@ func NewReader(opts ReaderOptions) *Reader {
 // afterwards.
 func (r *Reader) Close() error {
 	for _, m := range []*gocv.Mat{&r.frame, &r.det, &r.small, &r.smed, &r.bg, &r.diff, &r.mask,
-		&r.tmp, &r.lab, &r.stats, &r.cent, &r.hier, &r.openK, &r.gmask, &r.gtmp, &r.glab} {
+		&r.tmp, &r.lab, &r.stats, &r.cent, &r.hier, &r.openK, &r.gmask, &r.gtmp} {
 		if err := m.Close(); err != nil {
 			return fmt.Errorf("vision: close reader: %w", err)
 		}
