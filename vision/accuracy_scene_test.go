@@ -205,4 +205,15 @@ func (rt *restTally) log(t *testing.T, n int) {
 	t.Logf("at-rest cocked: called not flat %.2f%% (%d/%d), no-roll evidence (not flat or size >= %.2f) %.2f%% (%d/%d); flat dice with such evidence %.2f%% (%d/%d); stacked size >= %.2f %.2f%% (%d/%d)",
 		100*ratio(rt.cockedFlagged, rt.cockedN), rt.cockedFlagged, rt.cockedN, stackCut, 100*ratio(rt.cockedNoRoll, rt.cockedN), rt.cockedNoRoll, rt.cockedN,
 		100*ratio(rt.falseCocked, rt.flatN), rt.falseCocked, rt.flatN, stackCut, 100*ratio(rt.stackHit, rt.stackN), rt.stackHit, rt.stackN)
+	// What held on 2,000 throws and matters most: no flat die read wrong,
+	// and every cocked or stacked die carrying no-roll evidence.
+	if w := vt.wrong(); w > 0 {
+		t.Errorf("at-rest reader: %d flat dice read wrong, want 0", w)
+	}
+	if rt.cockedNoRoll < rt.cockedN {
+		t.Errorf("at-rest reader: %d of %d cocked dice without no-roll evidence", rt.cockedN-rt.cockedNoRoll, rt.cockedN)
+	}
+	if rt.stackHit < rt.stackN {
+		t.Errorf("at-rest reader: %d of %d stacked dice under the stacked cut", rt.stackN-rt.stackHit, rt.stackN)
+	}
 }
