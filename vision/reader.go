@@ -176,6 +176,7 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 	// Optical centre, in region pixels, assumed at the frame centre.
 	ocx, ocy := float64(img.Cols())/2-float64(roi.Min.X), float64(img.Rows())/2-float64(roi.Min.Y)
 	for _, c := range cands {
+		blob := c.box()
 		c = topFace(c, ocx, ocy)
 		d := Detection{
 			CX:        c.cx + float64(roi.Min.X),
@@ -203,6 +204,13 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 			d.Value = fv.value
 		} else if c.weak {
 			continue
+		}
+		if d.Value > 0 {
+			// The pips read mark the top face's centre: take the face
+			// out of the die's footprint around them.
+			if fb, ok := faceAroundPips(fr, blob, fv.pipBox, c.edge); ok {
+				d.Box = fb.Add(roi.Min).Intersect(roi)
+			}
 		}
 		out = append(out, d)
 	}
