@@ -111,18 +111,25 @@ func faceAroundPips(fr bgrImage, blob, pips image.Rectangle, edge float64) (imag
 			if !image.Pt(x, y).In(reg) {
 				break
 			}
-			in, tot := 0, 0
+			in, strong, tot := 0, 0, 0
 			for t := -band; t <= band; t++ {
 				qx, qy := x+t*dy, y+t*dx
 				if !image.Pt(qx, qy).In(reg) {
 					continue
 				}
 				tot++
-				if dist(px(qx, qy)) > thr {
+				if v := dist(px(qx, qy)); v > thr {
 					in++
+					if 2*v > contrast {
+						strong++
+					}
 				}
 			}
-			if 2*in >= tot {
+			// Past a gap (a pip of the floor's colour) the run goes on
+			// only into pixels more than halfway from the floor's colour
+			// to the die's: the body beyond the pip, not a lighter
+			// streak of floor beside the die.
+			if 2*in >= tot && (s == last+1 || 2*strong >= tot) {
 				last = s
 			}
 		}
