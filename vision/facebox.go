@@ -55,22 +55,27 @@ func faceAroundPips(fr bgrImage, blob, pips image.Rectangle, edge float64) (imag
 	body := [3]int{histMedian(&bh[0], n), histMedian(&bh[1], n), histMedian(&bh[2], n)}
 	// The floor's colour: per-channel median on the region's rim, two
 	// pixels wide (the region is wider than the die's footprint).
-	onRim := func(x, y int) bool {
-		return y < reg.Min.Y+2 || y >= reg.Max.Y-2 || x < reg.Min.X+2 || x >= reg.Max.X-2
-	}
-	var fh [3][256]int32
-	n = 0
-	for y := reg.Min.Y; y < reg.Max.Y; y++ {
-		for x := reg.Min.X; x < reg.Max.X; x++ {
-			if onRim(x, y) {
-				p := px(x, y)
-				fh[0][p[0]]++
-				fh[1][p[1]]++
-				fh[2][p[2]]++
-				n++
+	rim := func(f func(p []uint8)) {
+		for y := reg.Min.Y; y < reg.Max.Y; y++ {
+			if y < reg.Min.Y+2 || y >= reg.Max.Y-2 {
+				for x := reg.Min.X; x < reg.Max.X; x++ {
+					f(px(x, y))
+				}
+				continue
+			}
+			for _, x := range [4]int{reg.Min.X, reg.Min.X + 1, reg.Max.X - 2, reg.Max.X - 1} {
+				f(px(x, y))
 			}
 		}
 	}
+	var fh [3][256]int32
+	n = 0
+	rim(func(p []uint8) {
+		fh[0][p[0]]++
+		fh[1][p[1]]++
+		fh[2][p[2]]++
+		n++
+	})
 	floor := [3]int{histMedian(&fh[0], n), histMedian(&fh[1], n), histMedian(&fh[2], n)}
 	dist := func(p []uint8) int {
 		return iabs(int(p[0])-floor[0]) + iabs(int(p[1])-floor[1]) + iabs(int(p[2])-floor[2])
@@ -83,13 +88,7 @@ func faceAroundPips(fr bgrImage, blob, pips image.Rectangle, edge float64) (imag
 	// from the floor when it differs from the floor's colour by more than
 	// most rim pixels do (and by a tenth of the die's contrast at least).
 	var dh [3*255 + 1]int32
-	for y := reg.Min.Y; y < reg.Max.Y; y++ {
-		for x := reg.Min.X; x < reg.Max.X; x++ {
-			if onRim(x, y) {
-				dh[dist(px(x, y))]++
-			}
-		}
-	}
+	rim(func(p []uint8) { dh[dist(p)]++ })
 	thr := contrast / 10
 	for v, acc := 0, int32(0); v < len(dh); v++ {
 		if acc += dh[v]; 10*int(acc) >= 7*n {
