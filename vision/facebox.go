@@ -110,14 +110,19 @@ func faceAroundPips(fr bgrImage, blob, pips image.Rectangle, edge float64) (imag
 			if !image.Pt(x, y).In(reg) {
 				break
 			}
-			in, strong, tot := 0, 0, 0
-			for t := -band; t <= band; t++ {
-				qx, qy := x+t*dy, y+t*dx
-				if !image.Pt(qx, qy).In(reg) {
-					continue
-				}
-				tot++
-				if v := dist(px(qx, qy)); v > thr {
+			// The band across the axis, clipped to the region.
+			tlo, thi := -band, band
+			if dy == 0 {
+				tlo, thi = max(tlo, reg.Min.Y-y), min(thi, reg.Max.Y-1-y)
+			} else {
+				tlo, thi = max(tlo, reg.Min.X-x), min(thi, reg.Max.X-1-x)
+			}
+			stride := 3 * (iabs(dy) + iabs(dx)*fr.w)
+			o := 3*(y*fr.w+x) + tlo*stride
+			in, strong, tot := 0, 0, thi-tlo+1
+			for t := tlo; t <= thi; t, o = t+1, o+stride {
+				p := fr.pix[o : o+3 : o+3]
+				if v := iabs(int(p[0])-floor[0]) + iabs(int(p[1])-floor[1]) + iabs(int(p[2])-floor[2]); v > thr {
 					in++
 					if 2*v > contrast {
 						strong++
