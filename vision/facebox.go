@@ -20,7 +20,9 @@ import (
 // shadows reach out on one side only. So on each axis the face reaches as
 // far from its centre as the nearer end of the footprint's run through
 // that centre. In a straight-down view the footprint is near symmetric
-// and the box is the die's footprint.
+// and the box is the die's footprint. A run ends where the pixels no
+// longer stand out from the floor's own texture, so the box takes in the
+// die's blurred outline.
 func faceAroundPips(fr bgrImage, blob, pips image.Rectangle, edge float64) (image.Rectangle, bool) {
 	reg := blob.Inset(-4).Intersect(image.Rect(0, 0, fr.w, fr.h))
 	if pips.Empty() || reg.Dx() < 8 || reg.Dy() < 8 || edge < 6 {

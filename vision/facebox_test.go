@@ -81,11 +81,13 @@ func TestFaceAroundPips(t *testing.T) {
 		{"straight down", false, image.Rect(36, 26, 84, 74)},
 		{"angled, side face and shadow", true, image.Rect(36, 26, 94, 99)},
 	} {
-		fr, pips := angledDieFrame(tc.side)
-		got, ok := faceAroundPips(fr, tc.blob, pips, 40)
-		if !ok || !near(got, want) {
-			t.Errorf("%s: face box %v, %v; want %v (to a pixel)", tc.name, got, ok, want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			fr, pips := angledDieFrame(tc.side)
+			got, ok := faceAroundPips(fr, tc.blob, pips, 40)
+			if !ok || !near(got, want) {
+				t.Errorf("face box %v, %v; want %v (to a pixel)", got, ok, want)
+			}
+		})
 	}
 	// A pip on a face the floor's colour: no box (the footprint cannot
 	// be told from the floor).
