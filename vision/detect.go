@@ -28,6 +28,9 @@ type candidate struct {
 	// weak: found only as a die-sized part of a larger region; kept only
 	// when its face reads as a value.
 	weak bool
+	// guess: a die-sized part of a wall found without a known die size;
+	// weak, and left out of the image's typical die size.
+	guess bool
 }
 
 // box is the axis-aligned bounding box of the candidate's rectangle.
@@ -304,46 +307,55 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 					continue
 				}
 			}
-			if cm.big && s0 <= 0 {
-				// Without a known die size, a die-sized part of a wall
-				// is too often a guess, and searching the wall's whole
-				// box is costly.
-				continue
-			}
+			// Without a known die size, a die-sized part of a wall is
+			// only a guess: kept when it reads.
+			guess := cm.big && s0 <= 0
 			t := 0.3 * sd
+			if guess {
+				// A wall or a rail is long and straight: its pixels lie
+				// on a row or column run of the region much longer than
+				// a die. Taking them out leaves the dice that touch it
+				// on their own.
+				stripRuns(lab, w, cm.bb, cm.id, int(math.Ceil(2.5*sd)), int(math.Round(0.7*sd)), &r.runBuf)
+			}
 			chamfer(lab, dist, w, cm.bb, cm.id)
 			var found []candidate
 			for _, core := range findCores(lab, dist, w, cm.bb, cm.id, float32(t), &seen) {
 				c := rectOf(core)
 				c.w += 2 * t
 				c.h += 2 * t
-				pieces := []candidate{c}
-				if cm.big {
+				// Dice pressed in a block (an L, a T: a region that
+				// leaves a quarter of its rectangle empty) are cut into a
+				// grid of dice, and so are dice by a wall (the wall
+				// taken out); dice pressed in a row are cut apart.
+				var pieces []candidate
+				if guess || (!cm.big && float64(stats[5*cm.id+4]) < 0.75*c.w*c.h) {
+					pieces = gridSplit(c, sd, func(x, y int) bool {
+						return x >= 0 && y >= 0 && x < w && y < h && lab[y*w+x] == cm.id
+					})
+				}
+				switch {
+				case pieces != nil:
+				case cm.big && !guess:
+					// A die by a wall, its size known: one square.
 					c.edge = (c.w + c.h) / 2
 					c.flatness = flatness(math.Min(c.w, c.h)/math.Max(c.w, c.h), 1)
-					pieces[0] = c
-				} else {
-					// A cluster: dice pressed in a row are cut apart;
-					// dice pressed in a block (an L, a T: a region that
-					// leaves a quarter of its rectangle empty), into a
-					// grid of dice.
-					var g []candidate
-					if float64(stats[5*cm.id+4]) < 0.75*c.w*c.h {
-						g = gridSplit(c, sd, func(x, y int) bool {
-							return x >= 0 && y >= 0 && x < w && y < h && lab[y*w+x] == cm.id
-						})
-					}
-					if g != nil {
-						pieces = g
-					} else {
-						pieces = splitLong(c, 1)
-					}
+					pieces = []candidate{c}
+				default:
+					pieces = splitLong(c, 1)
 				}
 				for _, d := range pieces {
 					aspect := math.Min(d.w, d.h) / math.Max(d.w, d.h)
-					if aspect < 0.75 || d.edge < 0.75*sd || d.edge > 1.35*sd {
+					lo, hi := 0.75, 1.35
+					if guess {
+						// Dice of several sizes lie together; a part of
+						// a wall must read to be kept.
+						lo, hi = 0.7, 1.6
+					}
+					if aspect < 0.75 || d.edge < lo*sd || d.edge > hi*sd {
 						continue
 					}
+					d.weak, d.guess = guess, guess
 					found = append(found, d)
 				}
 			}
@@ -378,7 +390,13 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	// Without a known size, keep candidates near the typical size.
 	est := sFull
 	if est <= 0 {
-		if est = medianSquareEdge(cands); est <= 0 {
+		sure := make([]candidate, 0, len(cands))
+		for _, c := range cands {
+			if !c.guess {
+				sure = append(sure, c)
+			}
+		}
+		if est = medianSquareEdge(sure); est <= 0 {
 			return nil, nil
 		}
 	}
@@ -395,6 +413,105 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// stripRuns clears (to label 0) the pixels of component id, inside bb,
+// that belong to a wall: a horizontal or vertical run of the component at
+// least minRun pixels long, most of whose pixels are thin across it (a
+// run, the other way, under thick pixels). A run through a row of dice is
+// thick across and stays; a wall's run goes on under the dice that touch
+// it, so they come away. run is scratch.
+func stripRuns(lab []int32, w int, bb image.Rectangle, id int32, minRun, thick int, run *[]uint16) {
+	bw, bh := bb.Dx(), bb.Dy()
+	n := bw * bh
+	if cap(*run) < 3*n {
+		*run = make([]uint16, 3*n)
+	}
+	// hr and vr: each pixel's run length along its row and its column;
+	// tc: the number of pixels of its column run thin along their row.
+	hr, vr, tc := (*run)[:n], (*run)[n:2*n], (*run)[2*n:3*n]
+	sat := func(v int) uint16 { return uint16(min(v, 65535)) }
+	for y := 0; y < bh; y++ {
+		row := lab[(bb.Min.Y+y)*w+bb.Min.X:][:bw]
+		h := hr[y*bw:][:bw]
+		for x := 0; x < bw; {
+			if row[x] != id {
+				h[x] = 0
+				x++
+				continue
+			}
+			e := x
+			for e < bw && row[e] == id {
+				e++
+			}
+			for k := x; k < e; k++ {
+				h[k] = sat(e - x)
+			}
+			x = e
+		}
+	}
+	// Column runs, row by row: counts down the column, then each run's
+	// total carried back up it.
+	for y := 0; y < bh; y++ {
+		row := lab[(bb.Min.Y+y)*w+bb.Min.X:][:bw]
+		v, t, h := vr[y*bw:][:bw], tc[y*bw:][:bw], hr[y*bw:][:bw]
+		for x := range v {
+			if row[x] != id {
+				v[x], t[x] = 0, 0
+				continue
+			}
+			var pv, pt uint16
+			if y > 0 {
+				pv, pt = vr[(y-1)*bw+x], tc[(y-1)*bw+x]
+			}
+			v[x] = sat(int(pv) + 1)
+			t[x] = pt
+			if int(h[x]) < thick {
+				t[x] = sat(int(pt) + 1)
+			}
+		}
+	}
+	for y := bh - 2; y >= 0; y-- {
+		v, t := vr[y*bw:][:bw], tc[y*bw:][:bw]
+		vn, tn := vr[(y+1)*bw:][:bw], tc[(y+1)*bw:][:bw]
+		for x := range v {
+			if v[x] != 0 && vn[x] != 0 {
+				v[x], t[x] = vn[x], tn[x]
+			}
+		}
+	}
+	// A long run, mostly thin across: a wall. The decisions read only
+	// the run counts, so the wall is cleared as it is found.
+	for y := 0; y < bh; y++ {
+		row := lab[(bb.Min.Y+y)*w+bb.Min.X:][:bw]
+		h, v, t := hr[y*bw:][:bw], vr[y*bw:][:bw], tc[y*bw:][:bw]
+		for x := 0; x < bw; {
+			k := int(h[x])
+			if k == 0 {
+				x++
+				continue
+			}
+			if k >= minRun {
+				thin := 0
+				for j := x; j < x+k; j++ {
+					if int(v[j]) < thick {
+						thin++
+					}
+				}
+				if 2*thin >= k {
+					for j := x; j < x+k; j++ {
+						row[j] = 0
+					}
+				}
+			}
+			x += k
+		}
+		for x := range v {
+			if int(v[x]) >= minRun && 2*int(t[x]) >= int(v[x]) {
+				row[x] = 0
+			}
+		}
+	}
 }
 
 // findCores returns the pixel lists of the connected parts of component id
@@ -416,7 +533,7 @@ func findCores(lab []int32, dist []float32, w int, bb image.Rectangle, id int32,
 	}
 	for y := bb.Min.Y; y < bb.Max.Y; y++ {
 		for x := bb.Min.X; x < bb.Max.X; x++ {
-			if !in(x, y) {
+			if lab[y*w+x] != id || dist[y*w+x] < t || !in(x, y) {
 				continue
 			}
 			var pts []image.Point

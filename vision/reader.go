@@ -74,6 +74,7 @@ type Reader struct {
 	gradBuf   []uint8
 	colourBuf []int32
 	seen      []int32
+	runBuf    []uint16
 }
 
 // NewReader returns a Reader with the given options.

@@ -1,0 +1,49 @@
+package vision
+
+import (
+	"image"
+	"testing"
+)
+
+// TestStripRunsFreesDiceFromWall: a wall (a long band thinner than a
+// die) is taken out of its region, under the die that touches it too,
+// while the die and a row of dice pressed together (long runs, but
+// thick across) stay.
+func TestStripRunsFreesDiceFromWall(t *testing.T) {
+	const w, h, id = 200, 120, 3
+	lab := make([]int32, w*h)
+	fill := func(r image.Rectangle) {
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			for x := r.Min.X; x < r.Max.X; x++ {
+				lab[y*w+x] = id
+			}
+		}
+	}
+	wall := image.Rect(10, 10, 190, 18) // 8 px thick
+	side := image.Rect(10, 10, 18, 110) // a second wall, down the left
+	die := image.Rect(60, 18, 80, 38)   // 20 px die against the wall
+	row := image.Rect(100, 18, 160, 38) // three dice pressed in a row
+	fill(wall)
+	fill(side)
+	fill(die)
+	fill(row)
+	lab[5*w+5] = 7 // another component's pixel: left alone
+	bb := image.Rect(0, 0, w, h)
+	var buf []uint16
+	stripRuns(lab, w, bb, id, 50, 14, &buf)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			p := image.Pt(x, y)
+			want := int32(0)
+			switch {
+			case p.In(die) || p.In(row):
+				want = id
+			case x == 5 && y == 5:
+				want = 7
+			}
+			if lab[y*w+x] != want {
+				t.Fatalf("pixel (%d,%d): label %d, want %d", x, y, lab[y*w+x], want)
+			}
+		}
+	}
+}
