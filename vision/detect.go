@@ -279,6 +279,20 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	if sd <= 0 {
 		sd = medianSquareEdge(cands)
 	}
+	// Without a known die size, the estimate is trusted to cut a cluster
+	// at its dice's centres when several lone, square regions gave it.
+	// (With a known size, clusters are cut as before: cutting at the
+	// centres did not help on the generated stills.)
+	trusted := false
+	if s0 <= 0 {
+		lone := 0
+		for _, cm := range comps {
+			if c := cands[cm.c0:cm.c1]; len(c) == 1 && math.Min(c[0].w, c[0].h)/math.Max(c[0].w, c[0].h) > 0.75 {
+				lone++
+			}
+		}
+		trusted = lone >= 4
+	}
 	if sd > 0 {
 		// Touching dice and dice touching a large region: in a region
 		// too large for one die (a cluster whose core was found at half
@@ -320,16 +334,39 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			}
 			chamfer(lab, dist, w, cm.bb, cm.id)
 			var found []candidate
-			for _, core := range findCores(lab, dist, w, cm.bb, cm.id, float32(t), &seen) {
+			// Cut at the dice's centres with a trusted size; else only
+			// at the depth of 0.3 of a die edge. A die cut at its
+			// centre is kept only when it reads: where the cut runs is
+			// a guess its pips confirm (on the stills, these cuts found
+			// stacked dice too small to flag).
+			var parts [][]image.Point
+			var areas []int
+			split := trusted
+			if split {
+				parts, areas = clusterParts(lab, dist, w, cm.bb, cm.id, t, sd, &r.ownBuf)
+				split = len(parts) > 1
+			}
+			if !split {
+				parts = findCores(lab, dist, w, cm.bb, cm.id, float32(t), &seen)
+			}
+			for pi, core := range parts {
 				c := rectOf(core)
-				c.w += 2 * t
-				c.h += 2 * t
+				// A part's fill of its rectangle; a core stands for
+				// the whole region.
+				var fill float64
+				if split {
+					fill = float64(areas[pi]) / (c.w * c.h)
+				} else {
+					c.w += 2 * t
+					c.h += 2 * t
+					fill = float64(stats[5*cm.id+4]) / (c.w * c.h)
+				}
 				// Dice pressed in a block (an L, a T: a region that
 				// leaves a quarter of its rectangle empty) are cut into a
 				// grid of dice, and so are dice by a wall (the wall
 				// taken out); dice pressed in a row are cut apart.
 				var pieces []candidate
-				if guess || (!cm.big && float64(stats[5*cm.id+4]) < 0.75*c.w*c.h) {
+				if guess || (!cm.big && fill < 0.75) {
 					pieces = gridSplit(c, sd, func(x, y int) bool {
 						return x >= 0 && y >= 0 && x < w && y < h && lab[y*w+x] == cm.id
 					})
@@ -355,7 +392,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 					if aspect < 0.75 || d.edge < lo*sd || d.edge > hi*sd {
 						continue
 					}
-					d.weak, d.guess = guess, guess
+					d.weak, d.guess = guess || split, guess
 					found = append(found, d)
 				}
 			}
@@ -1158,4 +1195,149 @@ func gradMask(g, mpix []uint8, w, h int, gr []uint8) {
 			}
 		}
 	}
+}
+
+// clusterParts partitions component id (inside bb, dist its chamfer
+// distance) into one part per die. The seeds are the component's parts
+// deeper than t; a seed whose die (the seed grown on every side by the
+// depth it was cut at) is too long or too large for one die (edge sd) is cut again 0.05
+// die edges deeper, up to 0.45: dice pressed together meet along a neck,
+// shallower than their centres. A piece of under 8 pixels left by a
+// cut is a ripple on a ridge, not a die's centre. Each pixel then goes
+// to the seed it reaches first through the component. It returns each
+// part's outline pixels and its pixel count; own is scratch.
+func clusterParts(lab []int32, dist []float32, w int, bb image.Rectangle, id int32, t, sd float64, own *[]int32) ([][]image.Point, []int) {
+	bw, bh := bb.Dx(), bb.Dy()
+	if cap(*own) < bw*bh {
+		*own = make([]int32, bw*bh)
+	}
+	o := (*own)[:bw*bh]
+	for i := range o {
+		o[i] = 0
+	}
+	at := func(p image.Point) int { return (p.Y-bb.Min.Y)*bw + p.X - bb.Min.X }
+	inC := func(p image.Point) bool { return p.In(bb) && lab[p.Y*w+p.X] == id }
+	nb := func(p image.Point) [4]image.Point {
+		return [4]image.Point{{p.X + 1, p.Y}, {p.X - 1, p.Y}, {p.X, p.Y + 1}, {p.X, p.Y - 1}}
+	}
+	// flood collects the pixels of tag from, deeper than d, connected to
+	// p, and tags them to.
+	flood := func(p image.Point, from, to int32, d float32) []image.Point {
+		pts := []image.Point{p}
+		o[at(p)] = to
+		for q := 0; q < len(pts); q++ {
+			for _, n := range nb(pts[q]) {
+				if inC(n) && o[at(n)] == from && dist[n.Y*w+n.X] >= d {
+					o[at(n)] = to
+					pts = append(pts, n)
+				}
+			}
+		}
+		return pts
+	}
+	type region struct {
+		pts []image.Point
+		t   float64
+	}
+	var work []region
+	var seeds [][]image.Point
+	tag := int32(1)
+	for y := bb.Min.Y; y < bb.Max.Y; y++ {
+		for x := bb.Min.X; x < bb.Max.X; x++ {
+			p := image.Pt(x, y)
+			if lab[y*w+x] == id && o[at(p)] == 0 && dist[y*w+x] >= float32(t) {
+				work = append(work, region{flood(p, 0, tag, float32(t)), t})
+				tag++
+			}
+		}
+	}
+	const dt, tMax = 0.05, 0.45
+	for len(work) > 0 {
+		rg := work[len(work)-1]
+		work = work[:len(work)-1]
+		c := rectOf(rg.pts)
+		cw, ch := c.w+2*rg.t, c.h+2*rg.t
+		nt := rg.t + dt*sd
+		if (math.Min(cw, ch)/math.Max(cw, ch) >= 0.75 && math.Max(cw, ch) <= 1.35*sd) || nt > tMax*sd {
+			seeds = append(seeds, rg.pts)
+			continue
+		}
+		// Cut deeper: the region's pixels are untagged (-1) and the
+		// deeper ones flooded into sub-regions.
+		own0 := o[at(rg.pts[0])]
+		for _, p := range rg.pts {
+			o[at(p)] = -1
+		}
+		var subs [][]image.Point
+		for _, p := range rg.pts {
+			if o[at(p)] == -1 && dist[p.Y*w+p.X] >= float32(nt) {
+				sub := flood(p, -1, tag, float32(nt))
+				tag++
+				// A die's centre is more than a few pixels; a ripple
+				// on a ridge is not.
+				if len(sub) >= 8 {
+					subs = append(subs, sub)
+				} else {
+					for _, q := range sub {
+						o[at(q)] = -2
+					}
+				}
+			}
+		}
+		if len(subs) == 0 {
+			for _, p := range rg.pts {
+				o[at(p)] = own0
+			}
+			seeds = append(seeds, rg.pts)
+			continue
+		}
+		for _, p := range rg.pts {
+			if o[at(p)] < 0 {
+				o[at(p)] = 0
+			}
+		}
+		for _, s := range subs {
+			work = append(work, region{s, nt})
+		}
+	}
+	// Re-tag the seeds 1..n, then grow them through the component.
+	for i := range o {
+		o[i] = 0
+	}
+	var queue []image.Point
+	for k, s := range seeds {
+		for _, p := range s {
+			o[at(p)] = int32(k + 1)
+		}
+		queue = append(queue, s...)
+	}
+	for q := 0; q < len(queue); q++ {
+		p := queue[q]
+		k := o[at(p)]
+		for _, n := range nb(p) {
+			if inC(n) && o[at(n)] == 0 {
+				o[at(n)] = k
+				queue = append(queue, n)
+			}
+		}
+	}
+	outlines := make([][]image.Point, len(seeds))
+	areas := make([]int, len(seeds))
+	for y := bb.Min.Y; y < bb.Max.Y; y++ {
+		for x := bb.Min.X; x < bb.Max.X; x++ {
+			p := image.Pt(x, y)
+			k := o[at(p)]
+			if k <= 0 {
+				continue
+			}
+			areas[k-1]++
+			for _, n := range nb(p) {
+				if !n.In(bb) || o[at(n)] != k {
+					outlines[k-1] = append(outlines[k-1], p)
+					break
+				}
+			}
+		}
+	}
+	return outlines, areas
 }

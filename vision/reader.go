@@ -75,6 +75,7 @@ type Reader struct {
 	colourBuf []int32
 	seen      []int32
 	runBuf    []uint16
+	ownBuf    []int32
 }
 
 // NewReader returns a Reader with the given options.
