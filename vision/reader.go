@@ -74,6 +74,8 @@ type Reader struct {
 	gradBuf   []uint8
 	colourBuf []int32
 	seen      []int32
+	runBuf    []uint16
+	ownBuf    []int32
 }
 
 // NewReader returns a Reader with the given options.
