@@ -34,6 +34,8 @@ type faceValue struct {
 	// a rectangle square enough to read. The redness look re-weighs them.
 	lscore, nccScore float64
 	junk, sq         bool
+	// empty is the emptySpots ratio of the layout cue 1 fitted (0: none).
+	empty float64
 }
 
 // faceScratch holds the per-face buffers a Reader reuses.
@@ -522,7 +524,8 @@ func (s *faceScratch) cues(c candidate) faceValue {
 	// (a 6 missing a row) does not pass for a square layout (a 4).
 	e := (c.w + c.h) / 2
 	kx, ky := c.w/e, c.h/e
-	layoutCue := func(centres [][2]float64) (int, float64, float64) {
+	var empty, empty2 float64
+	layoutCue := func(centres [][2]float64, es *float64) (int, float64, float64) {
 		for i := range centres {
 			centres[i][0] *= kx
 			centres[i][1] *= ky
@@ -532,12 +535,13 @@ func (s *faceScratch) cues(c candidate) faceValue {
 		if lv > 0 {
 			// A pip-like response where the layout has no pip: a pip
 			// was missed (a 6 read as a 4, a 3 as a 1).
-			lscore = min(lscore, clamp((0.55-s.emptySpots(fit))/0.25, 0, 1))
+			*es = s.emptySpots(fit)
+			lscore = min(lscore, clamp((0.55-*es)/0.25, 0, 1))
 		}
 		return lv, lscore, math.Remainder(math.Atan2(fit.b, fit.a), math.Pi/2)
 	}
 	nBlobs := len(centres)
-	lv, lscore, rot := layoutCue(centres)
+	lv, lscore, rot := layoutCue(centres, &empty)
 	pipBox := s.pipBox(c, kept)
 	// The same cue from a second pip finder: the pip map's local maxima,
 	// which do not fragment or merge uneven pips. It is asked when the
@@ -550,7 +554,7 @@ func (s *faceScratch) cues(c candidate) faceValue {
 		if !peaked {
 			peaked = true
 			pc = s.peaks()
-			lv2, ls2, r2 = layoutCue(pc)
+			lv2, ls2, r2 = layoutCue(pc, &empty2)
 		}
 	}
 	if lv == 0 {
@@ -618,12 +622,12 @@ func (s *faceScratch) cues(c candidate) faceValue {
 
 	if lv != tv {
 		if peakCue(); lv2 == tv && lv2 > 0 {
-			lv, lscore, nBlobs, rot = lv2, ls2, len(pc), r2
+			lv, lscore, nBlobs, rot, empty = lv2, ls2, len(pc), r2, empty2
 			pipBox = s.pipBox(c, s.kept)
 		}
 	}
 
-	out := faceValue{rot: rot, pipBox: pipBox, blobs: nBlobs, tmpl: tv, c: c, lv: lv}
+	out := faceValue{rot: rot, pipBox: pipBox, blobs: nBlobs, tmpl: tv, c: c, lv: lv, empty: empty}
 	nccScore := min(clamp((bestPer[tv]-0.25)/0.25, 0, 1), clamp((bestPer[tv]-second)/0.05, 0, 1))
 	if lscore >= 0.95 && bestPer[tv] >= 0.2 && bestPer[tv]-second >= 0.03 {
 		// Every pip at its canonical place and nothing pip-like at the
