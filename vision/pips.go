@@ -56,6 +56,9 @@ type faceScratch struct {
 	tmp      [faceN * faceN]float64
 	dog      [faceN * faceN]float64
 	cm       [faceN * faceN]float64
+	silD     []int32 // silhouette's colour distances from the floor
+	silL     []bool  // silhouette's outline (then inside) pixels
+	silP     [][2]float64
 }
 
 // pipMinContrast is the least pip-map contrast (difference of blurs, sum
@@ -272,12 +275,20 @@ const secondLookMaxConf = 0.85
 // canonical layout, and the best correlation of the continuous pip map
 // with rendered layouts. A value is given only when both agree. A face
 // that does not read is looked at again: re-centred on the pips found,
-// then in a larger rectangle. A second look must read 3 or more: a face
+// in the rectangle of the die's outline, then in a larger rectangle. A second look must read 3 or more: a face
 // whose outer pips are missed reads 1 or 2 most often.
 func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 	templatesOnce.Do(buildTemplates)
 	permsOnce.Do(buildPerms)
-	c = alignAngle(fr, c)
+	// The die's own outline, at full size, turns the face better than
+	// the gradients do (pips, marbling and glare weigh in those); when it
+	// is not a die's alone, the gradients turn it.
+	cs, silOK := s.silhouette(fr, c)
+	if silOK {
+		c.angle = cs.angle
+	} else {
+		c = alignAngle(fr, c)
+	}
 	fv := s.read1(fr, c)
 	if fv.value > 0 && fv.conf >= retryBelow {
 		return fv
@@ -304,6 +315,13 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 		cc.cx, cc.cy = px, py
 		cur = s.readAt(fr, cc)
 		if f, ok := second(cur); ok {
+			return f
+		}
+	}
+	// The outline's own rectangle: the segmentation's, found at about 18
+	// px a die, may hold shadow or side, or be a few pixels off.
+	if silOK {
+		if f, ok := second(s.read1(fr, cs)); ok {
 			return f
 		}
 	}

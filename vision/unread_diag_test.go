@@ -536,3 +536,36 @@ func TestUnreadOne(t *testing.T) {
 			c.angle*180/math.Pi, math.Hypot(sc, ss)/sm, math.Atan2(ss, sc)/4*180/math.Pi, alignAngle(fr, c).angle*180/math.Pi)
 	}
 }
+
+// TestSilFill prints, for every matched labelled die of a set
+// (DICEWATCH_SILFILL), the silhouette's fill and whether the reader's
+// value is right.
+func TestSilFill(t *testing.T) {
+	set := os.Getenv("DICEWATCH_SILFILL")
+	if set == "" {
+		t.Skip("DICEWATCH_SILFILL not set")
+	}
+	ps := loadPhotoSet(t, set)
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	for _, name := range ps.images {
+		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
+		dets, infos := diagRead(t, r, img)
+		pix, _ := r.frame.DataPtrUint8()
+		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+		for _, p := range matchBoxes(ps.dice[name], dets, set == "matteo_webcam") {
+			g, d := ps.dice[name][p[0]], dets[p[1]]
+			cs, ok := r.face.silhouette(fr, infos[p[1]].cand)
+			st := "unread"
+			if d.Value == g.value {
+				st = "right"
+			} else if d.Value != 0 {
+				st = "wrong"
+			}
+			c0 := infos[p[1]].cand
+			fmt.Printf("SIL\t%s\t%v\t%.3f\t%.2f\t%s\t%.0f,%.0f e%.1f a%.1f -> %.0f,%.0f e%.1f a%.1f w%.1f h%.1f\n", st, ok, 0.0, cs.edge/c0.edge, name,
+				c0.cx, c0.cy, c0.edge, c0.angle*180/math.Pi, cs.cx, cs.cy, cs.edge, cs.angle*180/math.Pi, cs.w, cs.h)
+		}
+		img.Close()
+	}
+}
