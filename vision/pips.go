@@ -36,6 +36,9 @@ type faceValue struct {
 	junk, sq         bool
 	// empty is the emptySpots ratio of the layout cue 1 fitted (0: none).
 	empty float64
+	// silEdge is the edge of the die's outline (silhouette), 0 when it
+	// was not a die's alone.
+	silEdge float64
 }
 
 // faceScratch holds the per-face buffers a Reader reuses.
@@ -59,6 +62,7 @@ type faceScratch struct {
 	silD     []int32 // silhouette's colour distances from the floor
 	silL     []bool  // silhouette's outline (then inside) pixels
 	silP     [][2]float64
+	silEdge  float64
 }
 
 // pipMinContrast is the least pip-map contrast (difference of blurs, sum
@@ -278,13 +282,22 @@ const secondLookMaxConf = 0.85
 // in the rectangle of the die's outline, then in a larger rectangle. A second look must read 3 or more: a face
 // whose outer pips are missed reads 1 or 2 most often.
 func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
+	fv := s.readLooks(fr, c)
+	fv.silEdge = s.silEdge
+	return fv
+}
+
+// readLooks is read without the outline's edge.
+func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 	templatesOnce.Do(buildTemplates)
 	permsOnce.Do(buildPerms)
 	// The die's own outline, at full size, turns the face better than
 	// the gradients do (pips, marbling and glare weigh in those); when it
 	// is not a die's alone, the gradients turn it.
 	cs, silOK := s.silhouette(fr, c)
+	s.silEdge = 0
 	if silOK {
+		s.silEdge = cs.edge
 		c.angle = cs.angle
 	} else {
 		c = alignAngle(fr, c)

@@ -266,10 +266,17 @@ func diagRead(t *testing.T, r *Reader, img gocv.Mat) ([]Detection, []diagInfo) {
 		}
 		// The first look's cues, on the colour-distance map only.
 		ca := alignAngle(fr, c)
+		cs, silOK := s.silhouette(fr, c)
+		if silOK {
+			ca = c
+			ca.angle = cs.angle
+		}
 		{
 			c45 := c
 			c45.angle += math.Pi / 4
-			if a45 := alignAngle(fr, c45); a45.angle == c45.angle && ca.angle == c.angle {
+			if silOK {
+				in.alignNote = "sil"
+			} else if a45 := alignAngle(fr, c45); a45.angle == c45.angle && ca.angle == c.angle {
 				in.alignNote = "nodir"
 			} else {
 				in.alignNote = fmt.Sprintf("dir%.1f", math.Remainder(ca.angle, math.Pi/2)*180/math.Pi)
