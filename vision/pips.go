@@ -408,6 +408,16 @@ func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 	if fv.value > 0 && fv.conf >= retryBelow {
 		return fv
 	}
+	if !s.noChroma && s.pipDarkMap() {
+		// Again on the map of darkness alone, on a light body: the
+		// colour distance counts a brass or ivory body's highlights,
+		// brighter than it, as much as its dark pips. A value from this
+		// look must be clearly confident and not contradict the first.
+		if fvd := s.cues(c); fvd.value > 0 && fvd.conf >= chromaMinConf && (fv.value == 0 || fv.value == fvd.value) {
+			fvd.conf = min(fvd.conf, secondLookMaxConf)
+			return fvd
+		}
+	}
 	if !s.noChroma {
 		// Again on the pip map of hue alone: translucent dark dice
 		// carry bright, colourless glare arcs that outshine dark
@@ -1372,3 +1382,24 @@ func (s *faceScratch) peaks() [][2]float64 {
 }
 
 const pipPeakRel = 0.55
+
+// pipDarkMap sets d to how much darker than the body (sum of three
+// channels) each pixel is, on a light body: its pips are darker than
+// it, and its glare and highlights, brighter, are left out. It reports
+// false, leaving d, on a dark body (its pips are the lighter ones).
+func (s *faceScratch) pipDarkMap() bool {
+	lum := s.med[0] + s.med[1] + s.med[2]
+	if lum < lightBodyMin {
+		return false
+	}
+	for i := 0; i < faceN*faceN; i++ {
+		s.d[i] = max(lum-s.patch[3*i]-s.patch[3*i+1]-s.patch[3*i+2], 0)
+	}
+	return true
+}
+
+// lightBodyMin is the least body brightness (sum of three channels, a
+// mean channel of about 67) at which pipDarkMap looks for pips darker
+// than the body. On byler_d6, 150 let a dark body's wrong value through;
+// 200 and 255 did not.
+const lightBodyMin = 200

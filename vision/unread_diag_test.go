@@ -576,3 +576,46 @@ func TestSilFill(t *testing.T) {
 		img.Close()
 	}
 }
+
+// TestLookStats prints, for every matched byler_d6 die and each pip map
+// (colour distance, colour direction, hue, redness), the cues on the
+// reader's first rectangle: truth, layout and template values, their
+// scores and the emptySpots ratio. Skipped without DICEWATCH_LOOKSTATS.
+func TestLookStats(t *testing.T) {
+	set := os.Getenv("DICEWATCH_LOOKSTATS")
+	if set == "" {
+		t.Skip("DICEWATCH_LOOKSTATS not set")
+	}
+	ps := loadPhotoSet(t, set)
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	s := &r.face
+	for _, name := range ps.images {
+		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
+		dets, infos := diagRead(t, r, img)
+		pix, _ := r.frame.DataPtrUint8()
+		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+		for _, p := range matchBoxes(ps.dice[name], dets, set == "matteo_webcam") {
+			g, d := ps.dice[name][p[0]], dets[p[1]]
+			ca := infos[p[1]].firstC
+			for _, m := range []struct {
+				name string
+				f    func() bool
+			}{
+				{"dist", func() bool { return true }},
+				{"col", s.pipColourMap},
+				{"hue", func() bool { s.pipChromaMap(); return true }},
+				{"red", s.pipRedMap},
+			} {
+				s.sample(fr, ca)
+				s.pipMap()
+				if !m.f() {
+					continue
+				}
+				fv := s.cues(ca)
+				fmt.Printf("LOOK\t%s\t%d\t%d\t%s\t%d\t%d\t%d\t%.2f\t%.2f\t%.2f\t%v\t%v\n", name, g.value, d.Value, m.name, fv.blobs, fv.lv, fv.tmpl, fv.lscore, fv.nccScore, fv.empty, fv.junk, fv.sq)
+			}
+		}
+		img.Close()
+	}
+}
