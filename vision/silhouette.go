@@ -79,8 +79,7 @@ func (s *faceScratch) silhouette(fr bgrImage, c candidate) (candidate, bool) {
 			}
 		}
 	}
-	pts := s.silP[:0]
-	defer func() { s.silP = pts[:0] }()
+	area := 0
 	for len(s.stack) > 0 {
 		i := s.stack[len(s.stack)-1]
 		s.stack = s.stack[:len(s.stack)-1]
@@ -88,7 +87,7 @@ func (s *faceScratch) silhouette(fr bgrImage, c candidate) (candidate, bool) {
 		if px == 0 || py == 0 || px == w-1 || py == h-1 {
 			return c, false // reaches the border: not this die's alone
 		}
-		pts = append(pts, [2]float64{float64(px+x0) + 0.5, float64(py+y0) + 0.5})
+		area++
 		for _, j := range [4]int{i - 1, i + 1, i - w, i + w} {
 			if !in[j] && dist[j] > thr {
 				in[j] = true
@@ -96,8 +95,20 @@ func (s *faceScratch) silhouette(fr bgrImage, c candidate) (candidate, bool) {
 			}
 		}
 	}
-	if len(pts) < 20 {
+	if area < 20 {
 		return c, false
+	}
+	// The outline's edge pixels (a 4-neighbour outside it): the extremes
+	// of any projection are among them.
+	pts := s.silP[:0]
+	defer func() { s.silP = pts[:0] }()
+	for y := 1; y < h-1; y++ {
+		for x := 1; x < w-1; x++ {
+			i := y*w + x
+			if in[i] && (!in[i-1] || !in[i+1] || !in[i-w] || !in[i+w]) {
+				pts = append(pts, [2]float64{float64(x+x0) + 0.5, float64(y+y0) + 0.5})
+			}
+		}
 	}
 	// The tightest rectangle, turn by turn (one degree).
 	best := candidate{w: math.Inf(1), h: 1}
