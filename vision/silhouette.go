@@ -131,8 +131,10 @@ func (s *faceScratch) silhouette(fr bgrImage, c candidate) (candidate, bool) {
 	}
 	// The outline with its holes (pips the floor's colour) filled: the
 	// pixels the floor does not reach from the region's border. A die
-	// seen from above fills its rectangle but for rounded corners; seen
-	// at a slant, with its sides, it is a hexagon that does not.
+	// seen from above fills its rectangle but for rounded corners; an
+	// outline with a shadow's wedge or a neighbour's corner attached
+	// fills it less. (A cube seen at a slant, a hexagon, fills 0.75 when
+	// regular: this does not tell it from a face.)
 	s.stack = s.stack[:0]
 	for i := range in {
 		px, py := i%w, i/w
@@ -177,8 +179,10 @@ const silMinContrast = 45
 
 // silMinFill is the least share of its rectangle an outline, holes
 // filled, must cover: a die seen from above covers about 0.75 to 0.9 of
-// it (rounded corners); one seen at a slant with two sides, or with a
-// shadow's tail or a neighbour's corner attached, covers less.
+// it on byler_d6 (rounded corners, soft edges); one with a shadow's
+// wedge or a neighbour's corner attached covers less. On matteo_webcam
+// it kept out an outline of 0.70 (a large die with its sides) whose
+// turn gave a wrong value.
 const silMinFill = 0.72
 
 // silMinSquare is the least short-over-long side of an outline's
