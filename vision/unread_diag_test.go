@@ -243,7 +243,7 @@ func diagRead(t *testing.T, r *Reader, img gocv.Mat) ([]Detection, []diagInfo) {
 		d := Detection{CX: c.cx, CY: c.cy, EdgePx: c.edge, Flatness: c.flatness, SizeRatio: c.sizeRatio}
 		fv := s.read(fr, c)
 		in.final = fv
-		shrunk := fv.c.edge < 0.75*c.edge
+		shrunk := fv.c.edge < 0.75*c.edge && (fv.silEdge == 0 || fv.c.edge < silFaceShare*fv.silEdge) // as ReadRegion
 		vetoed := false
 		if fv.value > 0 && fv.conf >= r.opts.MinConfidence && (!shrunk || fv.conf >= shrunkConfidence) {
 			vetoed = r.veto(fr, fv, &d)
