@@ -31,6 +31,10 @@ type ReaderOptions struct {
 // under 0.75 of the edge of the region found for it.
 const shrunkConfidence = 0.8
 
+// silFaceShare is the least share of the die's outline edge a face read
+// must have for the outline to vouch for its place.
+const silFaceShare = 0.85
+
 // Defaults for ReaderOptions.
 const (
 	DefaultMinConfidence = 0.5
@@ -192,8 +196,9 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 		// A face much smaller than the region found for it: the region
 		// held more than this face (a neighbour, a shadow, side faces),
 		// so the face's place is less sure and its value needs more
-		// confidence.
-		shrunk := fv.c.edge < 0.75*c.edge
+		// confidence. Unless the die's own outline at full size is about
+		// the face's size: then the rest of the region was not die.
+		shrunk := fv.c.edge < 0.75*c.edge && (fv.silEdge == 0 || fv.c.edge < silFaceShare*fv.silEdge)
 		c = fv.c
 		d.CX, d.CY = c.cx+float64(roi.Min.X), c.cy+float64(roi.Min.Y)
 		d.EdgePx = c.edge
