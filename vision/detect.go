@@ -1,6 +1,7 @@
 package vision
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"image"
@@ -200,8 +201,14 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	if err != nil || len(mk) < w*h {
 		return nil, fmt.Errorf("vision: mask data: %w", errBadMat)
 	}
-	for i, v := range mk[:w*h] {
-		if v == 255 {
+	mk = mk[:w*h]
+	for i := 0; i < len(mk); i++ {
+		// Most of the mask is floor: eight zero bytes at a time.
+		if i&7 == 0 && i+8 <= len(mk) && binary.NativeEndian.Uint64(mk[i:]) == 0 {
+			i += 7
+			continue
+		}
+		if mk[i] == 255 {
 			colour[lab[i]]++
 		}
 	}
@@ -979,7 +986,12 @@ func (r *Reader) addOutlined(gray []uint8, w, h, holeMax, minArea int) error {
 	// pts holds each flooded pixel as y<<16 | x.
 	pts := r.seen[:0]
 	defer func() { r.seen = pts }()
-	for s := range gpix[:w*h] {
+	for s := 0; s < w*h; s++ {
+		// Most of the outline mask is empty: eight zero bytes at a time.
+		if s&7 == 0 && s+8 <= w*h && binary.NativeEndian.Uint64(gpix[s:]) == 0 {
+			s += 7
+			continue
+		}
 		if gpix[s] == 0 || tpix[s] != 0 {
 			continue
 		}
