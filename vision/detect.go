@@ -1053,10 +1053,7 @@ var floodStep = [8]int32{-1<<16 - 1, -1 << 16, -1<<16 + 1, -1, 1, 1<<16 - 1, 1 <
 // gradMask adds to mpix the pixels on a marked brightness edge: the
 // outline of a die whose colour is too close to the floor's.
 func gradMask(g, mpix []uint8, w, h int, gr []uint8) {
-	// Two histograms, for odd and even x: on a smooth floor most
-	// neighbours share a value, and their increments then do not wait
-	// on each other.
-	var hists [2][256]int32
+	var hist [256]int
 	for y := 1; y < h-1; y++ {
 		row := g[y*w : (y+1)*w]
 		// Equal lengths let the compiler drop the bounds checks.
@@ -1065,12 +1062,8 @@ func gradMask(g, mpix []uint8, w, h int, gr []uint8) {
 			d := abs32(int32(row[x+1])-int32(row[x-1])) + abs32(int32(dn[x])-int32(up[x]))
 			d = min(d, 255)
 			out[x] = uint8(d)
-			hists[x&1][uint8(d)]++
+			hist[uint8(d)]++
 		}
-	}
-	var hist [256]int
-	for v := range hist {
-		hist[v] = int(hists[0][v]) + int(hists[1][v])
 	}
 	med := percentile(hist[:], (w-2)*(h-2), 0.5)
 	thr := uint8(clamp(float64(med)*3+30, 12, 80))
