@@ -75,6 +75,7 @@ type Reader struct {
 	face      faceScratch
 	distBuf   []float32
 	cellBuf   []int32
+	colBuf    []int32
 	gradBuf   []uint8
 	colourBuf []int32
 	seen      []int32
