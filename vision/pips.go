@@ -346,6 +346,13 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 	if f, ok := second(s.read1(fr, cb)); ok {
 		return f
 	}
+	// The pips' own row may show the face turned where the outline or
+	// the gradients did not.
+	if ct, ok := s.pipTurn(fr, fv.c); ok {
+		if f, ok := secondTurned(s.read1(fr, ct)); ok {
+			return f
+		}
+	}
 	return fv
 }
 

@@ -1,0 +1,86 @@
+package vision
+
+import "math"
+
+// pipTurn turns and moves the candidate's rectangle so that two or three
+// pips found in a row there lie on its diagonal, centred, as a 2's or a
+// 3's do. The die's outline or its gradients may miss the face's turn
+// (rounded corners, marbling, a cut-off side); the pips' own places do
+// not depend on them. It reports false when the pips make no such row,
+// or when the rectangle already has about their turn.
+func (s *faceScratch) pipTurn(fr bgrImage, c candidate) (candidate, bool) {
+	s.sample(fr, c)
+	s.pipMap()
+	pts, _ := s.blobs()
+	if len(pts) < 2 || len(pts) > 3 {
+		pts = s.peaks()
+	}
+	if len(pts) < 2 || len(pts) > 3 {
+		return c, false
+	}
+	const shrink = 0.94 // as in sample
+	// Frame-pixel offsets in the rectangle's own axes.
+	var p [3][2]float64
+	for i, q := range pts {
+		p[i] = [2]float64{q[0] * c.w * shrink, q[1] * c.h * shrink}
+	}
+	n := len(pts)
+	// The two pips farthest apart are the row's ends.
+	a, b := 0, 1
+	if n == 3 {
+		best := -1.0
+		for i := 0; i < 3; i++ {
+			for j := i + 1; j < 3; j++ {
+				if d := math.Hypot(p[i][0]-p[j][0], p[i][1]-p[j][1]); d > best {
+					best, a, b = d, i, j
+				}
+			}
+		}
+	}
+	dx, dy := p[b][0]-p[a][0], p[b][1]-p[a][1]
+	l := math.Hypot(dx, dy)
+	e := (c.w + c.h) / 2
+	// The diagonal of a 2 or 3 spans 2*sqrt2 pip offsets, which the
+	// layout fit lets range over 0.14 to 0.42 of the patch (0.37 to 1.1
+	// of the rectangle's edge, less when the rectangle holds more than
+	// the face); its middle is the face's centre.
+	mx, my := (p[a][0]+p[b][0])/2, (p[a][1]+p[b][1])/2
+	if l < 0.25*e || l > 1.1*e {
+		return c, false
+	}
+	if math.Hypot(mx, my) > 0.2*e {
+		return c, false
+	}
+	if n == 3 {
+		m := 3 - a - b
+		// The third pip in the middle of the row.
+		if math.Hypot(p[m][0]-mx, p[m][1]-my) > 0.15*l {
+			return c, false
+		}
+	}
+	turn := math.Remainder(math.Atan2(dy, dx)-math.Pi/4, math.Pi/2)
+	// matchLayout turns two or three pips by up to 0.45 radians itself.
+	if math.Abs(turn) <= pipTurnMin {
+		return c, false
+	}
+	// Centred on the row's middle, the face's centre on a 2 or 3: a row
+	// of pips from a larger face (a 6's column) then has the rest of its
+	// face around it, in view of both cues.
+	co, si := math.Cos(c.angle), math.Sin(c.angle)
+	c.cx += mx*co - my*si
+	c.cy += mx*si + my*co
+	c.angle += turn
+	return c, true
+}
+
+// pipTurnMin is the least turn pipTurn reports: smaller ones the layout
+// fit and read1's own re-turn find.
+const pipTurnMin = 0.3
+
+// secondTurned is a second look's value from the rectangle turned to the
+// pips, capped as every second look's is; like the other second looks it
+// must read 3 or more (a 4, 5 or 6 whose other pips are missed reads 2).
+func secondTurned(f faceValue) (faceValue, bool) {
+	f.conf = min(f.conf, secondLookMaxConf)
+	return f, f.value >= 3 && f.conf >= retryBelow
+}
