@@ -348,6 +348,12 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 	}
 	// The pips' own row may show the face turned where the outline or
 	// the gradients did not.
+	// A 4 in a rectangle far from square may be a 6 cut short by a row.
+	if fv.lv == 4 && fv.tmpl == 4 && !fv.sq {
+		if f, ok := s.squareLook(fr, fv.c); ok {
+			return f
+		}
+	}
 	if ct, ok := s.pipTurn(fr, fv.c); ok {
 		if f, ok := secondTurned(s.read1(fr, ct)); ok {
 			return f

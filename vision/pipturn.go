@@ -84,3 +84,36 @@ func secondTurned(f faceValue) (faceValue, bool) {
 	f.conf = min(f.conf, secondLookMaxConf)
 	return f, f.value >= 3 && f.conf >= retryBelow
 }
+
+// squareLook reads a face whose rectangle is far from square again in
+// square rectangles, its short side stretched to the long one's length
+// towards either end: a rectangle cut short by a row of a 6 holds the
+// square layout of a 4. Only a 6 with all its pips found counts, and only
+// from one of the two ends.
+func (s *faceScratch) squareLook(fr bgrImage, c candidate) (faceValue, bool) {
+	long, short := max(c.w, c.h), min(c.w, c.h)
+	d := (long - short) / 2
+	// The short side's axis in the frame.
+	ax, ay := math.Cos(c.angle), math.Sin(c.angle)
+	if c.h < c.w {
+		ax, ay = -ay, ax
+	}
+	var got faceValue
+	n := 0
+	for _, sg := range []float64{-1, 1} {
+		cs := c
+		cs.w, cs.h, cs.edge = long, long, long
+		cs.cx += sg * d * ax
+		cs.cy += sg * d * ay
+		f := s.readAt(fr, cs)
+		if f.value == 6 && f.blobs == 6 && f.conf >= retryBelow {
+			got = f
+			n++
+		}
+	}
+	if n != 1 {
+		return faceValue{}, false
+	}
+	got.conf = min(got.conf, secondLookMaxConf)
+	return got, true
+}
