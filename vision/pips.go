@@ -700,16 +700,18 @@ func (s *faceScratch) cues(c candidate) faceValue {
 	score := min(nccScore, lscore)
 	out.lscore, out.junk, out.nccScore = lscore, junk, nccScore
 	out.sq = min(c.w, c.h) >= 0.8*max(c.w, c.h)
-	if junk {
+	// Five or six pips found, fitting their layout, with the template
+	// agreeing: no face with more pips holds a 5 or a 6 among them (a 6
+	// less a row is a 4, a 5 less one a triangle of 3), so the signs of
+	// pips missed below do not apply.
+	allPips := lv == tv && lv >= 5 && nBlobs == lv && lscore >= 0.5
+	if junk && !allPips {
 		score *= 0.5
 	}
-	if min(c.w, c.h) < 0.8*max(c.w, c.h) && !(lv == tv && lv >= 5 && nBlobs == lv && lscore >= 0.5) {
+	if min(c.w, c.h) < 0.8*max(c.w, c.h) && !allPips {
 		// Far from square: part of the face is hidden or cut off, and a
-		// face missing a row of pips can pass for another. Not when five
-		// or six pips are found fitting their layout with the template
-		// agreeing: no face with more pips holds a 5 or a 6 among them
-		// (a 6 less a row is a 4, a 5 less one a triangle of 3), so the
-		// face is only seen aslant.
+		// face missing a row of pips can pass for another (unless every
+		// pip is found: the face is then only seen aslant).
 		score = min(score, 0.4)
 	}
 	if lv == tv && lv > 0 {
