@@ -354,7 +354,7 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 			return f
 		}
 	}
-	if ct, ok := s.pipTurn(fr, fv.c); ok {
+	for _, ct := range s.pipTurn(fr, fv.c) {
 		if f, ok := secondTurned(s.read1(fr, ct)); ok {
 			return f
 		}

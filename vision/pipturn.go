@@ -3,12 +3,16 @@ package vision
 import "math"
 
 // pipTurn turns and moves the candidate's rectangle so that two or three
-// pips found in a row there lie on its diagonal, centred, as a 2's or a
-// 3's do. The die's outline or its gradients may miss the face's turn
-// (rounded corners, marbling, a cut-off side); the pips' own places do
-// not depend on them. It reports false when the pips make no such row,
-// or when the rectangle already has about their turn.
-func (s *faceScratch) pipTurn(fr bgrImage, c candidate) (candidate, bool) {
+// pips found in a row there lie on its diagonal, centred, as a 3's do.
+// The die's outline or its gradients may miss the face's turn (rounded
+// corners, marbling, a cut-off side); the pips' own places do not depend
+// on them. It returns the rectangles to read (none when the pips make no
+// such row, or when the rectangle already has about their turn): with
+// three pips, centred on the middle one; with two, which may be a 3's
+// ends or its middle and one end (the other end cut off by the
+// rectangle), centred on their middle and on the one nearer the
+// rectangle's centre.
+func (s *faceScratch) pipTurn(fr bgrImage, c candidate) []candidate {
 	s.sample(fr, c)
 	s.pipMap()
 	pts, _ := s.blobs()
@@ -16,7 +20,7 @@ func (s *faceScratch) pipTurn(fr bgrImage, c candidate) (candidate, bool) {
 		pts = s.peaks()
 	}
 	if len(pts) < 2 || len(pts) > 3 {
-		return c, false
+		return nil
 	}
 	const shrink = 0.94 // as in sample
 	// Frame-pixel offsets in the rectangle's own axes.
@@ -40,37 +44,48 @@ func (s *faceScratch) pipTurn(fr bgrImage, c candidate) (candidate, bool) {
 	dx, dy := p[b][0]-p[a][0], p[b][1]-p[a][1]
 	l := math.Hypot(dx, dy)
 	e := (c.w + c.h) / 2
-	// The diagonal of a 2 or 3 spans 2*sqrt2 pip offsets, which the
-	// layout fit lets range over 0.14 to 0.42 of the patch (0.37 to 1.1
-	// of the rectangle's edge, less when the rectangle holds more than
-	// the face); its middle is the face's centre.
+	// A 3's diagonal spans 2*sqrt2 pip offsets: over the layout fit's
+	// range of offsets (0.14 to 0.42 of the patch) 0.37 to 1.1 of the
+	// rectangle's edge, less when the rectangle holds more than the face
+	// or the row is a middle and an end. Its middle is near the
+	// rectangle's centre.
 	mx, my := (p[a][0]+p[b][0])/2, (p[a][1]+p[b][1])/2
-	if l < 0.25*e || l > 1.1*e {
-		return c, false
+	if l < 0.25*e || l > 1.1*e || math.Hypot(mx, my) > 0.2*e {
+		return nil
 	}
-	if math.Hypot(mx, my) > 0.2*e {
-		return c, false
-	}
+	centres := [][2]float64{{mx, my}}
 	if n == 3 {
 		m := 3 - a - b
 		// The third pip in the middle of the row.
 		if math.Hypot(p[m][0]-mx, p[m][1]-my) > 0.15*l {
-			return c, false
+			return nil
 		}
+		centres[0] = p[m]
+	} else {
+		near := p[a]
+		if math.Hypot(p[b][0], p[b][1]) < math.Hypot(near[0], near[1]) {
+			near = p[b]
+		}
+		centres = append(centres, near)
 	}
 	turn := math.Remainder(math.Atan2(dy, dx)-math.Pi/4, math.Pi/2)
 	// matchLayout turns two or three pips by up to 0.45 radians itself.
 	if math.Abs(turn) <= pipTurnMin {
-		return c, false
+		return nil
 	}
-	// Centred on the row's middle, the face's centre on a 2 or 3: a row
-	// of pips from a larger face (a 6's column) then has the rest of its
-	// face around it, in view of both cues.
+	// Centred on the face's centre as the row shows it: a row of pips
+	// from a larger face (a 6's column) then has the rest of its face
+	// around it, in view of both cues.
 	co, si := math.Cos(c.angle), math.Sin(c.angle)
-	c.cx += mx*co - my*si
-	c.cy += mx*si + my*co
-	c.angle += turn
-	return c, true
+	var out []candidate
+	for _, q := range centres {
+		ct := c
+		ct.cx += q[0]*co - q[1]*si
+		ct.cy += q[0]*si + q[1]*co
+		ct.angle += turn
+		out = append(out, ct)
+	}
+	return out
 }
 
 // pipTurnMin is the least turn pipTurn reports: smaller ones the layout
