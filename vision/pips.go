@@ -346,14 +346,14 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 	if f, ok := second(s.read1(fr, cb)); ok {
 		return f
 	}
-	// The pips' own row may show the face turned where the outline or
-	// the gradients did not.
 	// A 4 in a rectangle far from square may be a 6 cut short by a row.
 	if fv.lv == 4 && fv.tmpl == 4 && !fv.sq {
 		if f, ok := s.squareLook(fr, fv.c); ok {
 			return f
 		}
 	}
+	// The pips' own row may show the face turned where the outline or
+	// the gradients did not.
 	for _, ct := range s.pipTurn(fr, fv.c) {
 		if f, ok := secondTurned(s.read1(fr, ct)); ok {
 			return f
