@@ -1119,6 +1119,7 @@ func (r *Reader) addOutlined(gray []uint8, w, h, holeMax, minArea int) error {
 	if err := fillMatHoles(&r.gtmp, &r.hier, holeMax); err != nil {
 		return err
 	}
+	fillOpenOutlines(&r.gtmp, minArea, min(w, h)/8)
 	gocv.MorphologyEx(r.gtmp, &r.gmask, gocv.MorphOpen, r.openK)
 	tpix, err := r.tmp.DataPtrUint8()
 	if err != nil || len(tpix) < w*h {
@@ -1198,6 +1199,105 @@ func (r *Reader) addOutlined(gray []uint8, w, h, holeMax, minArea int) error {
 		}
 	}
 	return nil
+}
+
+// fillOpenOutlines fills the convex hull of each region of m (0 or 255)
+// that is an open outline: a thin line around a square, die-sized hull it
+// covers less than half of. A white die on a light floor shows a strong
+// edge on its shadowed side and hardly any on its lit side, so its
+// outline is a C that closing does not shut; a die's top face is convex,
+// so the hull is its face. Only an outline alone on the floor is filled. The hull's side must be at most maxSide and
+// its area at least minArea.
+func fillOpenOutlines(m *gocv.Mat, minArea, maxSide int) {
+	cs := gocv.FindContours(*m, gocv.RetrievalExternal, gocv.ChainApproxSimple)
+	defer cs.Close()
+	var fill [][]image.Point
+	for i := 0; i < cs.Size(); i++ {
+		pv := cs.At(i)
+		pts := pv.ToPoints()
+		bb := image.Rectangle{Min: pts[0], Max: pts[0]}
+		for _, p := range pts {
+			bb = bb.Union(image.Rectangle{Min: p, Max: p.Add(image.Pt(1, 1))})
+		}
+		long, short := max(bb.Dx(), bb.Dy()), min(bb.Dx(), bb.Dy())
+		if long > maxSide || 10*short < 7*long || short*short < minArea {
+			continue
+		}
+		hull := convexHull(pts)
+		ha := polyArea(hull)
+		if ha < float64(minArea) || gocv.ContourArea(pv) >= 0.5*ha {
+			continue
+		}
+		// A square, not a round hole or ring: the hull fills most of
+		// its smallest rectangle (a disc fills pi/4 of it).
+		if rc := rectOf(hull); ha < squareFill*(rc.w-1)*(rc.h-1) {
+			continue
+		}
+		// Alone on the floor: the box around it, a little larger, is
+		// mostly empty. (Filled, an outline that touches another region
+		// would join it.)
+		nb := bb.Inset(-2).Intersect(image.Rect(0, 0, m.Cols(), m.Rows()))
+		sub := m.Region(nb)
+		on := gocv.CountNonZero(sub)
+		sub.Close()
+		if float64(on) >= 0.5*ha {
+			continue
+		}
+		fill = append(fill, hull)
+	}
+	if len(fill) == 0 {
+		return
+	}
+	pvs := gocv.NewPointsVectorFromPoints(fill)
+	defer pvs.Close()
+	gocv.FillPoly(m, pvs, color.RGBA{255, 255, 255, 0})
+}
+
+// squareFill is the least share of its smallest rectangle an open
+// outline's hull fills to be filled as a die's face.
+const squareFill = 0.85
+
+// convexHull is the convex hull of pts (monotone chain), counter-clockwise
+// in image coordinates' sense of turning; pts is reordered.
+func convexHull(pts []image.Point) []image.Point {
+	sort.Slice(pts, func(a, b int) bool {
+		if pts[a].X != pts[b].X {
+			return pts[a].X < pts[b].X
+		}
+		return pts[a].Y < pts[b].Y
+	})
+	cross := func(o, a, b image.Point) int {
+		return (a.X-o.X)*(b.Y-o.Y) - (a.Y-o.Y)*(b.X-o.X)
+	}
+	if len(pts) < 3 {
+		return append([]image.Point(nil), pts...)
+	}
+	h := make([]image.Point, 0, 2*len(pts))
+	for _, p := range pts {
+		for len(h) >= 2 && cross(h[len(h)-2], h[len(h)-1], p) <= 0 {
+			h = h[:len(h)-1]
+		}
+		h = append(h, p)
+	}
+	lower := len(h) + 1
+	for i := len(pts) - 2; i >= 0; i-- {
+		p := pts[i]
+		for len(h) >= lower && cross(h[len(h)-2], h[len(h)-1], p) <= 0 {
+			h = h[:len(h)-1]
+		}
+		h = append(h, p)
+	}
+	return h[:len(h)-1]
+}
+
+// polyArea is the area of a simple polygon.
+func polyArea(p []image.Point) float64 {
+	var a int
+	for i := range p {
+		j := (i + 1) % len(p)
+		a += p[i].X*p[j].Y - p[j].X*p[i].Y
+	}
+	return math.Abs(float64(a)) / 2
 }
 
 // floodStep is, in addOutlined's y<<16 | x form, the step to each of a
