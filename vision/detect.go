@@ -32,7 +32,7 @@ type candidate struct {
 	// guess: a die-sized part of a wall found without a known die size;
 	// weak, and left out of the image's typical die size.
 	guess bool
-	// cut: its region reaches the frame's edge (see typicalEdge).
+	// cut: it and its region reach the frame's edge (see typicalEdge).
 	cut bool
 }
 
@@ -277,7 +277,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		cut := atFrameEdge(bb, w, h)
 		for k := cm.c0; k < cm.c1; k++ {
 			cands[k].weak = cands[k].weak || cm.edge
-			cands[k].cut = cut
+			cands[k].cut = cut && atFrameEdge(cands[k].box(), w, h)
 		}
 		comps = append(comps, cm)
 	}
@@ -402,7 +402,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 						continue
 					}
 					d.weak, d.guess = guess || split, guess
-					d.cut = atFrameEdge(cm.bb, w, h)
+					d.cut = atFrameEdge(cm.bb, w, h) && atFrameEdge(d.box(), w, h)
 					found = append(found, d)
 				}
 			}
