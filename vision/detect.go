@@ -32,6 +32,8 @@ type candidate struct {
 	// guess: a die-sized part of a wall found without a known die size;
 	// weak, and left out of the image's typical die size.
 	guess bool
+	// cut: it and its region reach the frame's edge (see typicalEdge).
+	cut bool
 }
 
 // box is the axis-aligned bounding box of the candidate's rectangle.
@@ -272,10 +274,10 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			cands = append(cands, splitLong(c, fill)...)
 		}
 		cm.c1 = len(cands)
-		if cm.edge {
-			for k := cm.c0; k < cm.c1; k++ {
-				cands[k].weak = true
-			}
+		cut := atFrameEdge(bb, w, h)
+		for k := cm.c0; k < cm.c1; k++ {
+			cands[k].weak = cands[k].weak || cm.edge
+			cands[k].cut = cut && atFrameEdge(cands[k].box(), w, h)
 		}
 		comps = append(comps, cm)
 	}
@@ -284,7 +286,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	// square candidates found so far.
 	sd := s0
 	if sd <= 0 {
-		sd = medianSquareEdge(cands)
+		sd = typicalEdge(cands)
 	}
 	// Without a known die size, the estimate is trusted to cut a cluster
 	// at its dice's centres when several lone, square regions gave it.
@@ -400,6 +402,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 						continue
 					}
 					d.weak, d.guess = guess || split, guess
+					d.cut = atFrameEdge(cm.bb, w, h) && atFrameEdge(d.box(), w, h)
 					found = append(found, d)
 				}
 			}
@@ -440,7 +443,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 				sure = append(sure, c)
 			}
 		}
-		if est = medianSquareEdge(sure); est <= 0 {
+		if est = typicalEdge(sure); est <= 0 {
 			return nil, nil
 		}
 	}

@@ -82,6 +82,7 @@ type Reader struct {
 	seen      []int32
 	runBuf    []uint16
 	ownBuf    []int32
+	looks     []look
 }
 
 // NewReader returns a Reader with the given options.
@@ -191,16 +192,20 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 		parent int
 	}
 	var longs []long
+	looks := r.looks[:0]
+	defer func() { r.looks = looks[:0] }()
 	for _, c := range cands {
 		parent := -1
 		if d, ok := r.readCandidate(fr, c, roi, ocx, ocy); ok {
 			out = append(out, d)
 			parent = len(out) - 1
 		}
+		looks = append(looks, look{c, parent})
 		if e := pairEnds(c); e != nil {
 			longs = append(longs, long{c, e, parent})
 		}
 	}
+	r.readAway(fr, roi, ocx, ocy, out, looks)
 	// Such a region holds two dice when two faces read in it: its own
 	// and an end's, or two ends'. Ends that read stand in for their
 	// region when it did not read. With a known die size, one face

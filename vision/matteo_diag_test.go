@@ -1,0 +1,108 @@
+package vision
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"gocv.io/x/gocv"
+)
+
+// TestMissDiag lists every matteo_webcam label the reader does not match
+// (IoU >= 0.3 with a detection's box or pip box), with the detection that
+// overlaps it most, as lines to DICEWATCH_MISS_DIAG, and sums them by
+// group: "none" (no detection overlaps the label), "unread" (the
+// overlapping detection has no value), "read" (it has one). With
+// DICEWATCH_MISS_CROPS (a directory) it writes one crop per miss there.
+// It is a tuning tool: skipped without DICEWATCH_MISS_DIAG.
+func TestMissDiag(t *testing.T) {
+	path := os.Getenv("DICEWATCH_MISS_DIAG")
+	if path == "" {
+		t.Skip("DICEWATCH_MISS_DIAG not set")
+	}
+	crops := os.Getenv("DICEWATCH_MISS_CROPS")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ps := loadPhotoSet(t, "matteo_webcam")
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	groups := map[string]int{}
+	for _, name := range ps.images {
+		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
+		if img.Empty() {
+			t.Fatalf("%s: cannot read", name)
+		}
+		dets, err := r.Read(img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		truth := ps.dice[name]
+		got := map[int]bool{}
+		for _, p := range matchBoxes(truth, dets, true) {
+			got[p[0]] = true
+		}
+		for i, g := range truth {
+			if got[i] {
+				continue
+			}
+			best, bv := -1, 0.0
+			for j, d := range dets {
+				v := math.Max(iou(g.box, d.Box), iou(g.box, d.PipBox))
+				if v > bv {
+					best, bv = j, v
+				}
+			}
+			group := "none"
+			line := fmt.Sprintf("%s\t%d\tgt=%v v=%d", name, i, g.box, g.value)
+			if best >= 0 {
+				d := dets[best]
+				group = "read"
+				if d.Value == 0 {
+					group = "unread"
+				}
+				line += fmt.Sprintf("\tdet=%v pip=%v v=%d conf=%.2f edge=%.1f flat=%.2f sr=%.2f iou=%.2f", d.Box, d.PipBox, d.Value, d.Confidence, d.EdgePx, d.Flatness, d.SizeRatio, bv)
+			}
+			groups[group]++
+			fmt.Fprintf(f, "%s\t%s\n", group, line)
+			if crops != "" {
+				gb := image.Rect(int(g.box[0]), int(g.box[1]), int(g.box[2]), int(g.box[3]))
+				cr := gb.Inset(-40).Intersect(image.Rect(0, 0, img.Cols(), img.Rows()))
+				sub := img.Region(cr)
+				c := sub.Clone()
+				sub.Close()
+				gocv.Rectangle(&c, gb.Sub(cr.Min), color.RGBA{0, 255, 0, 0}, 1)
+				for _, d := range dets {
+					if d.Box.Overlaps(cr) {
+						col := color.RGBA{255, 0, 0, 0}
+						if d.Value == 0 {
+							col = color.RGBA{0, 200, 255, 0}
+						}
+						gocv.Rectangle(&c, d.Box.Sub(cr.Min), col, 1)
+					}
+				}
+				big := gocv.NewMat()
+				gocv.Resize(c, &big, image.Pt(0, 0), 3, 3, gocv.InterpolationNearestNeighbor)
+				gocv.IMWrite(filepath.Join(crops, fmt.Sprintf("%s_%s_%d.png", group, name[:len(name)-4], i)), big)
+				big.Close()
+				c.Close()
+			}
+		}
+		img.Close()
+	}
+	var ks []string
+	for k := range groups {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	for _, k := range ks {
+		t.Logf("%s: %d", k, groups[k])
+	}
+}

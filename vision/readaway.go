@@ -1,0 +1,82 @@
+package vision
+
+import (
+	"image"
+	"math"
+	"sort"
+)
+
+// look is a candidate and the index of its detection in the frame's
+// detections (-1: none).
+type look struct {
+	c   candidate
+	det int
+}
+
+// readAway reads again, at the end of its footprint away from the
+// camera, each die that did not read. A camera that looks down at an
+// angle sees the sides of every die that face it: the footprint holds
+// the top face and, towards the camera, side faces with pips of their
+// own, and a rectangle over the whole footprint reads none of the faces.
+// With the camera tilted, the point below it may be far outside the
+// frame, and the side faces show on the same side of every die. The dice
+// that read in the frame tell that side: their faces lie off their
+// footprints' centres, away from the camera. A die that did not read is
+// read again on a face-sized square at that end of its footprint; a value
+// found there replaces its unread detection.
+func (r *Reader) readAway(fr bgrImage, roi image.Rectangle, ocx, ocy float64, out []Detection, looks []look) {
+	var sx, sy, sl float64
+	var edges []float64
+	for _, lk := range looks {
+		if lk.det < 0 || out[lk.det].Value == 0 {
+			continue
+		}
+		d := out[lk.det]
+		dx := d.CX - float64(roi.Min.X) - lk.c.cx
+		dy := d.CY - float64(roi.Min.Y) - lk.c.cy
+		sx += dx
+		sy += dy
+		sl += math.Hypot(dx, dy)
+		edges = append(edges, d.EdgePx)
+	}
+	n := len(edges)
+	if n < 2 {
+		return
+	}
+	ml := math.Hypot(sx, sy)
+	sort.Float64s(edges)
+	e := edges[n/2]
+	// Two read faces at least must agree on the side, and lie off
+	// their footprints' centres by a tenth of a face on average.
+	if ml < 0.5*sl || ml < 0.1*e*float64(n) {
+		return
+	}
+	ux, uy := sx/ml, sy/ml
+	for _, lk := range looks {
+		if lk.det < 0 || out[lk.det].Value != 0 {
+			continue
+		}
+		c := lk.c
+		// The footprint's reach along (ux, uy) from its centre.
+		co, si := math.Cos(c.angle), math.Sin(c.angle)
+		reach := (math.Abs(ux*co+uy*si)*c.w + math.Abs(-ux*si+uy*co)*c.h) / 2
+		f := math.Min(e, math.Min(c.w, c.h))
+		shift := reach - f/2
+		if shift < 0.1*f {
+			continue // the footprint is about the face
+		}
+		fc := candidate{cx: c.cx + shift*ux, cy: c.cy + shift*uy, w: f, h: f, angle: c.angle, edge: f,
+			flatness: c.flatness, sizeRatio: c.sizeRatio, weak: true}
+		d, ok := r.readCandidate(fr, fc, roi, ocx, ocy)
+		if !ok || d.Value == 0 {
+			continue
+		}
+		// Its place is a guess: its value counts as a second look's.
+		d.Confidence = min(d.Confidence, secondLookMaxConf)
+		// The face's size was taken from the other dice: the die's own
+		// measure stays its size evidence.
+		o := out[lk.det]
+		d.Flatness, d.Flat, d.SizeRatio, d.EdgePx = o.Flatness, o.Flat, o.SizeRatio, o.EdgePx
+		out[lk.det] = d
+	}
+}
