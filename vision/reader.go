@@ -37,6 +37,10 @@ const (
 	DefaultMinFlatness   = 0.8
 )
 
+// readTrace, when set (tests), is called with every detection kept and
+// the pip reader's conclusions behind it, before size evidence and sorting.
+var readTrace func(d *Detection, fv faceValue, shrunk bool)
+
 // ErrNotImage is returned by ReadFile for a file that is not an image.
 var ErrNotImage = errors.New("vision: not an image")
 
@@ -199,10 +203,13 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 			d.PipBox = fv.pipBox.Add(roi.Min).Intersect(roi)
 		}
 		d.Confidence = fv.conf
-		if fv.value > 0 && fv.conf >= r.opts.MinConfidence && (!shrunk || fv.conf >= shrunkConfidence) && !r.veto(fr, fv, &d) {
+		if fv.value > 0 && fv.conf >= r.opts.MinConfidence && (!shrunk || fv.conf >= shrunkConfidence) && !r.veto(fr, fv, &d) && r.check(fr, fv, &d) {
 			d.Value = fv.value
 		} else if c.weak {
 			continue
+		}
+		if readTrace != nil {
+			readTrace(&d, fv, shrunk)
 		}
 		out = append(out, d)
 	}

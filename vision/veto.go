@@ -1,5 +1,7 @@
 package vision
 
+import "math"
+
 // The value veto.
 //
 // The pip reader gives a value when its two cues agree. On generated
@@ -96,4 +98,102 @@ func (r *Reader) veto(fr bgrImage, fv faceValue, d *Detection) bool {
 		vetoTrace(d, vi)
 	}
 	return vi.reason != "" && !vetoOff
+}
+
+// The consistency check.
+//
+// A value both cues agree on can still contradict what else the reader
+// knows of the die:
+//
+//   - With an expected die edge (a calibration), the pips of a face sit
+//     at a known offset from its centre: about a quarter of the edge
+//     (0.27 on the generated dice; real dice 0.25..0.3). Two or three
+//     marks at about half that offset are a corner and the centre pip of
+//     a larger face whose other pips the rectangle left out (a face
+//     partly hidden by a die leaning over it, or cut short), or marks
+//     from elsewhere: that value is withheld below minPipRel of the
+//     expected edge. The stills' single nominal edge is wrong by up to
+//     about a quarter away from the picture's middle under a tilted
+//     camera, which the cut leaves room for.
+//   - A die the reader calls not flat shows a foreshortened top face or a
+//     side face beside it, and the face read may be that side face (on the
+//     stills, most wrong values of cocked dice are a side face read whole
+//     and with full confidence). Its value is kept but never confident:
+//     capped at notFlatMaxConf.
+
+// minPipRel is the least offset, over the expected die edge, of the pips
+// of a value's layout from its centre; notFlatMaxConf the most
+// confidence a value of a die that is not flat keeps.
+const (
+	minPipRel      = 0.19
+	notFlatMaxConf = secondLookMaxConf
+)
+
+// checkInfo is what the consistency check measured on one accepted value.
+type checkInfo struct {
+	// sizeRel: the face read's edge over the expected die edge there (0
+	// without an expected size). pipRel: the offset of the value's
+	// layout (centre to corner pip) over the expected edge (0 when not
+	// measured).
+	sizeRel, pipRel float64
+	reason          string
+}
+
+// checkTrace, when set (tests), is called with every value checked.
+var checkTrace func(d *Detection, ci checkInfo)
+
+// check looks at an accepted value against what the reader knows of the
+// die: its size when the expected die edge is known, and its flatness.
+// It withholds the value (returns false) when the evidence is
+// inconsistent, and caps the confidence of a die that is not flat.
+func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
+	var ci checkInfo
+	if e := r.expectedAt(d.CX, d.CY); e > 0 {
+		ci.sizeRel = fv.c.edge / e
+		if fv.value >= 2 {
+			ci.pipRel = r.pipOffset(fr, fv) / e
+		}
+	}
+	switch {
+	case ci.pipRel > 0 && ci.pipRel < minPipRel:
+		ci.reason = "layout smaller than the die's"
+	case !d.Flat && d.Confidence > notFlatMaxConf:
+		// Not withheld: only less sure.
+		d.Confidence = notFlatMaxConf
+	}
+	if checkTrace != nil {
+		checkTrace(d, ci)
+	}
+	return ci.reason == ""
+}
+
+// pipOffset measures, on the face rectangle fv read, the offset in
+// pixels from the face centre to a corner pip of the layout of fv's
+// value (0 when neither pip finder fits that layout). It reuses the
+// reader's face scratch (the read is done).
+func (r *Reader) pipOffset(fr bgrImage, fv faceValue) float64 {
+	s := &r.face
+	c := fv.c
+	s.sample(fr, c)
+	s.pipMap()
+	e := (c.w + c.h) / 2
+	kx, ky := c.w/e, c.h/e
+	fit := func(centres [][2]float64) (int, layoutFit) {
+		for i := range centres {
+			centres[i][0] *= kx
+			centres[i][1] *= ky
+		}
+		lv, _, f := matchLayout(centres)
+		return lv, f
+	}
+	b, _ := s.blobs()
+	lv, f := fit(b)
+	if lv != fv.value {
+		lv, f = fit(s.peaks())
+	}
+	if lv != fv.value {
+		return 0
+	}
+	const shrink = 0.94 // as in sample
+	return math.Hypot(f.a, f.b) * shrink * e
 }
