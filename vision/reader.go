@@ -72,12 +72,18 @@ type Reader struct {
 	gmask   gocv.Mat
 	gtmp    gocv.Mat
 
-	face      faceScratch
-	distBuf   []float32
-	cellBuf   []int32
-	gradBuf   []uint8
-	colourBuf []int32
-	seen      []int32
+	face faceScratch
+	// lastPipOff: the layout offset the last check measured; offs, weak
+	// and withheld: per detection of a frame, for framePipCheck.
+	lastPipOff float64
+	offs       []float64
+	weak       []bool
+	withheld   []bool
+	distBuf    []float32
+	cellBuf    []int32
+	gradBuf    []uint8
+	colourBuf  []int32
+	seen       []int32
 }
 
 // NewReader returns a Reader with the given options.
@@ -179,6 +185,7 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 	out := make([]Detection, 0, len(cands))
 	// Optical centre, in region pixels, assumed at the frame centre.
 	ocx, ocy := float64(img.Cols())/2-float64(roi.Min.X), float64(img.Rows())/2-float64(roi.Min.Y)
+	r.offs, r.weak = r.offs[:0], r.weak[:0]
 	for _, c := range cands {
 		c = topFace(c, ocx, ocy)
 		d := Detection{
@@ -203,16 +210,30 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 			d.PipBox = fv.pipBox.Add(roi.Min).Intersect(roi)
 		}
 		d.Confidence = fv.conf
+		r.lastPipOff = 0
 		if fv.value > 0 && fv.conf >= r.opts.MinConfidence && (!shrunk || fv.conf >= shrunkConfidence) && !r.veto(fr, fv, &d) && r.check(fr, fv, &d) {
 			d.Value = fv.value
 		} else if c.weak {
 			continue
 		}
+		r.offs = append(r.offs, r.lastPipOff)
+		r.weak = append(r.weak, c.weak)
 		if readTrace != nil {
 			readTrace(&d, fv, shrunk)
 		}
 		out = append(out, d)
 	}
+	// A weak candidate whose value the frame's check withholds is
+	// dropped, as above.
+	r.withheld = append(r.withheld[:0], make([]bool, len(out))...)
+	r.framePipCheck(out, r.offs, r.withheld)
+	kept := out[:0]
+	for i, d := range out {
+		if !(r.withheld[i] && r.weak[i]) {
+			kept = append(kept, d)
+		}
+	}
+	out = kept
 	r.sizeEvidence(out)
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Box.Min.Y != out[j].Box.Min.Y {

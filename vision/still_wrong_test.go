@@ -8,12 +8,23 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"gocv.io/x/gocv"
 
 	"github.com/dicewatch/dicewatch/vision/scene"
 )
+
+// DICEWATCH_CHECK_LOG (any value) prints what the consistency check
+// measured on every value it looked at.
+func init() {
+	if os.Getenv("DICEWATCH_CHECK_LOG") != "" {
+		checkTrace = func(d *Detection, ci checkInfo) {
+			fmt.Fprintf(os.Stderr, "CHECK\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%.3f\n", d.CX, d.CY, d.Confidence, ci.sizeRel, ci.pipRel, ci.colSpread, ci.reason, ci.pipOff)
+		}
+	}
+}
 
 // TestStillWrongDump writes every wrong value the reader gives on the
 // stills DICEWATCH_STILL_FIRST.. (DICEWATCH_STILLS of them), in both read
@@ -47,7 +58,14 @@ func TestStillWrongDump(t *testing.T) {
 	readTrace = func(d *Detection, fv faceValue, shrunk bool) { seen[key{d.CX, d.CY}] = trace{fv, shrunk} }
 	defer func() { readTrace = nil }()
 	checks := map[key]checkInfo{}
-	checkTrace = func(d *Detection, ci checkInfo) { checks[key{d.CX, d.CY}] = ci }
+	frames := map[key]checkInfo{}
+	checkTrace = func(d *Detection, ci checkInfo) {
+		if strings.Contains(ci.reason, "frame") {
+			frames[key{d.CX, d.CY}] = ci
+			return
+		}
+		checks[key{d.CX, d.CY}] = ci
+	}
 	defer func() { checkTrace = nil }()
 	// Every value given, right or wrong, with the check's measures.
 	all, err := os.Create(filepath.Join(dir, "all.tsv"))
@@ -55,7 +73,7 @@ func TestStillWrongDump(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer all.Close()
-	fmt.Fprintln(all, "seed\tmode\tdie\tgroup\tstyle\tbg\ttilt\ttruth\tread\tconf\tflatness\tsizeRel\tpipRel\treason\tfinal")
+	fmt.Fprintln(all, "seed\tmode\tdie\tgroup\tstyle\tbg\ttilt\ttruth\tread\tconf\tflatness\tsizeRel\tpipRel\treason\tfinal\tcolSpread\tpipOff\tframeRel\tframeReason")
 	plain := NewReader(ReaderOptions{})
 	defer plain.Close()
 	cal := NewReader(ReaderOptions{DiePx: 1})
@@ -77,6 +95,7 @@ func TestStillWrongDump(t *testing.T) {
 			}
 			clear(seen)
 			clear(checks)
+			clear(frames)
 			dets, err := r.Read(img)
 			if err != nil {
 				img.Close()
@@ -85,9 +104,9 @@ func TestStillWrongDump(t *testing.T) {
 			for _, p := range matchStill(tr.Dice, dets) {
 				g, d := tr.Dice[p[0]], dets[p[1]]
 				if ci, ok := checks[key{d.CX, d.CY}]; ok {
-					fmt.Fprintf(all, "%d\t%s\t%d\t%s\t%s\t%s\t%.1f\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%d\n",
+					fmt.Fprintf(all, "%d\t%s\t%d\t%s\t%s\t%s\t%.1f\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%d\t%.3f\t%.3f\t%.3f\t%q\n",
 						seed, mode, p[0], stillGroup(g), g.Style, tr.Background, tr.CameraTiltDeg, g.Value, seen[key{d.CX, d.CY}].fv.value, d.Confidence,
-						d.Flatness, ci.sizeRel, ci.pipRel, ci.reason, d.Value)
+						d.Flatness, ci.sizeRel, ci.pipRel, ci.reason, d.Value, ci.colSpread, ci.pipOff, frames[key{d.CX, d.CY}].pipRel, frames[key{d.CX, d.CY}].reason)
 				}
 				if d.Value == 0 || d.Value == g.Value {
 					continue

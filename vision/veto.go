@@ -1,6 +1,9 @@
 package vision
 
-import "math"
+import (
+	"math"
+	"sort"
+)
 
 // The value veto.
 //
@@ -125,9 +128,64 @@ func (r *Reader) veto(fr bgrImage, fv faceValue, d *Detection) bool {
 // of a value's layout from its centre; notFlatMaxConf the most
 // confidence a value of a die that is not flat keeps.
 const (
-	minPipRel      = 0.19
+	minPipRel      = 0.15
 	notFlatMaxConf = secondLookMaxConf
 )
+
+// maxColSpread is the most a pip's colour may be off the other pips' (as
+// a share of their contrast with the body): every pip of a face is of one
+// paint, so a mark of another colour is a neighbour's pip, a chip's
+// pattern or glare, and the layout it completes is not this face's.
+const maxColSpread = 0.6
+
+// minFrameDice is the number of read dice a frame needs for their median
+// layout size to stand for the dice's own (see framePipCheck).
+const minFrameDice = 3
+
+// minFramePipRel is the least a value's layout offset may be of the
+// median of the frame's values (each over the expected edge at its place
+// when known).
+const minFramePipRel = 0.55
+
+// framePipCheck withholds the values whose layout is much smaller than
+// the other dice's in the frame: the pips of one set of dice sit at one
+// offset from their faces' centres, and a layout of half that offset is a
+// corner and the centre pip of a larger face (see check). offs[i] is the
+// layout offset check measured for dets[i] (0: none). It marks the
+// values it withheld in withheld.
+func (r *Reader) framePipCheck(dets []Detection, offs []float64, withheld []bool) {
+	rel := make([]float64, len(dets))
+	var ms []float64
+	for i, d := range dets {
+		if d.Value < 2 || offs[i] <= 0 {
+			continue
+		}
+		rel[i] = offs[i]
+		if e := r.expectedAt(d.CX, d.CY); e > 0 {
+			rel[i] = offs[i] / e
+		}
+		ms = append(ms, rel[i])
+	}
+	if len(ms) < minFrameDice {
+		return
+	}
+	sort.Float64s(ms)
+	med := (ms[(len(ms)-1)/2] + ms[len(ms)/2]) / 2
+	for i := range dets {
+		if rel[i] <= 0 {
+			continue
+		}
+		ci := checkInfo{pipOff: offs[i], pipRel: rel[i] / med, reason: "frame: ok"}
+		if rel[i] < minFramePipRel*med {
+			ci.reason = "layout smaller than the frame's dice'"
+			dets[i].Value = 0
+			withheld[i] = true
+		}
+		if checkTrace != nil {
+			checkTrace(&dets[i], ci)
+		}
+	}
+}
 
 // checkInfo is what the consistency check measured on one accepted value.
 type checkInfo struct {
@@ -136,7 +194,12 @@ type checkInfo struct {
 	// layout (centre to corner pip) over the expected edge (0 when not
 	// measured).
 	sizeRel, pipRel float64
-	reason          string
+	// colSpread: how far the pips' colours spread, over their contrast
+	// with the body (the most off pip; 0 when not measured).
+	colSpread float64
+	// pipOff: the layout's offset in pixels (0 when not measured).
+	pipOff float64
+	reason string
 }
 
 // checkTrace, when set (tests), is called with every value checked.
@@ -148,15 +211,24 @@ var checkTrace func(d *Detection, ci checkInfo)
 // inconsistent, and caps the confidence of a die that is not flat.
 func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
 	var ci checkInfo
-	if e := r.expectedAt(d.CX, d.CY); e > 0 {
+	e := r.expectedAt(d.CX, d.CY)
+	if e > 0 {
 		ci.sizeRel = fv.c.edge / e
-		if fv.value >= 2 {
-			ci.pipRel = r.pipOffset(fr, fv) / e
-		}
 	}
+	if fv.value >= 2 {
+		off, spread := r.pipLayout(fr, fv)
+		ci.pipOff = off
+		if e > 0 {
+			ci.pipRel = off / e
+		}
+		ci.colSpread = spread
+	}
+	r.lastPipOff = ci.pipOff
 	switch {
 	case ci.pipRel > 0 && ci.pipRel < minPipRel:
 		ci.reason = "layout smaller than the die's"
+	case ci.colSpread > maxColSpread:
+		ci.reason = "pips of different colours"
 	case !d.Flat && d.Confidence > notFlatMaxConf:
 		// Not withheld: only less sure.
 		d.Confidence = notFlatMaxConf
@@ -167,11 +239,14 @@ func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
 	return ci.reason == ""
 }
 
-// pipOffset measures, on the face rectangle fv read, the offset in
-// pixels from the face centre to a corner pip of the layout of fv's
-// value (0 when neither pip finder fits that layout). It reuses the
-// reader's face scratch (the read is done).
-func (r *Reader) pipOffset(fr bgrImage, fv faceValue) float64 {
+// pipLayout finds again, on the face rectangle fv read, the pips of the
+// layout of fv's value, and returns the offset in pixels from the face
+// centre to a corner pip of that layout and the spread of the pips'
+// colours: the most any pip's colour is off the pips' median colour, over
+// that median's distance from the body's colour (0, 0 when neither pip
+// finder fits that layout). It reuses the reader's face scratch (the read
+// is done).
+func (r *Reader) pipLayout(fr bgrImage, fv faceValue) (float64, float64) {
 	s := &r.face
 	c := fv.c
 	s.sample(fr, c)
@@ -191,9 +266,46 @@ func (r *Reader) pipOffset(fr bgrImage, fv faceValue) float64 {
 	if lv != fv.value {
 		lv, f = fit(s.peaks())
 	}
-	if lv != fv.value {
-		return 0
+	if lv != fv.value || len(s.kept) < 2 {
+		return 0, 0
 	}
 	const shrink = 0.94 // as in sample
-	return math.Hypot(f.a, f.b) * shrink * e
+	off := math.Hypot(f.a, f.b) * shrink * e
+	// Each pip's colour: the mean over the 3x3 patch pixels at its
+	// centre.
+	cols := make([][3]float64, 0, len(s.kept))
+	for _, p := range s.kept {
+		px := min(max(int((p.x+0.5)*faceN), 1), faceN-2)
+		py := min(max(int((p.y+0.5)*faceN), 1), faceN-2)
+		var col [3]float64
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
+				o := ((py+dy)*faceN + px + dx) * 3
+				for ch := 0; ch < 3; ch++ {
+					col[ch] += s.patch[o+ch] / 9
+				}
+			}
+		}
+		cols = append(cols, col)
+	}
+	var med [3]float64
+	var contrast float64
+	for ch := 0; ch < 3; ch++ {
+		v := make([]float64, len(cols))
+		for i := range cols {
+			v[i] = cols[i][ch]
+		}
+		sort.Float64s(v)
+		med[ch] = (v[(len(v)-1)/2] + v[len(v)/2]) / 2
+		contrast += math.Abs(med[ch] - s.med[ch])
+	}
+	if contrast <= 0 {
+		return off, 0
+	}
+	spread := 0.0
+	for _, col := range cols {
+		dd := math.Abs(col[0]-med[0]) + math.Abs(col[1]-med[1]) + math.Abs(col[2]-med[2])
+		spread = max(spread, dd/contrast)
+	}
+	return off, spread
 }
