@@ -18,7 +18,11 @@ import (
 
 // DICEWATCH_CHECK_LOG (any value) prints what the consistency check
 // measured on every value it looked at.
+//
+// DICEWATCH_NO_CHECK (any value) turns the consistency check off in every
+// test, for before-and-after figures.
 func init() {
+	checkOff = os.Getenv("DICEWATCH_NO_CHECK") != ""
 	if os.Getenv("DICEWATCH_CHECK_LOG") != "" {
 		checkTrace = func(d *Detection, ci checkInfo) {
 			fmt.Fprintf(os.Stderr, "CHECK\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%.3f\n", d.CX, d.CY, d.Confidence, ci.sizeRel, ci.pipRel, ci.colSpread, ci.reason, ci.pipOff)
@@ -73,7 +77,7 @@ func TestStillWrongDump(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer all.Close()
-	fmt.Fprintln(all, "seed\tmode\tdie\tgroup\tstyle\tbg\ttilt\ttruth\tread\tconf\tflatness\tsizeRel\tpipRel\treason\tfinal\tcolSpread\tpipOff\tframeRel\tframeReason")
+	fmt.Fprintln(all, "seed\tmode\tdie\tgroup\tstyle\tbg\ttilt\ttruth\tread\tconf\tflatness\tsizeRel\tpipRel\treason\tfinal\tcolSpread\tpipOff\tframeRel\tframeReason\tonePeaks")
 	plain := NewReader(ReaderOptions{})
 	defer plain.Close()
 	cal := NewReader(ReaderOptions{DiePx: 1})
@@ -104,9 +108,9 @@ func TestStillWrongDump(t *testing.T) {
 			for _, p := range matchStill(tr.Dice, dets) {
 				g, d := tr.Dice[p[0]], dets[p[1]]
 				if ci, ok := checks[key{d.CX, d.CY}]; ok {
-					fmt.Fprintf(all, "%d\t%s\t%d\t%s\t%s\t%s\t%.1f\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%d\t%.3f\t%.3f\t%.3f\t%q\n",
+					fmt.Fprintf(all, "%d\t%s\t%d\t%s\t%s\t%s\t%.1f\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%d\t%.3f\t%.3f\t%.3f\t%q\t%d\n",
 						seed, mode, p[0], stillGroup(g), g.Style, tr.Background, tr.CameraTiltDeg, g.Value, seen[key{d.CX, d.CY}].fv.value, d.Confidence,
-						d.Flatness, ci.sizeRel, ci.pipRel, ci.reason, d.Value, ci.colSpread, ci.pipOff, frames[key{d.CX, d.CY}].pipRel, frames[key{d.CX, d.CY}].reason)
+						d.Flatness, ci.sizeRel, ci.pipRel, ci.reason, d.Value, ci.colSpread, ci.pipOff, frames[key{d.CX, d.CY}].pipRel, frames[key{d.CX, d.CY}].reason, ci.onePeaks)
 				}
 				if d.Value == 0 || d.Value == g.Value {
 					continue

@@ -118,6 +118,10 @@ func (r *Reader) veto(fr bgrImage, fv faceValue, d *Detection) bool {
 //     expected edge. The stills' single nominal edge is wrong by up to
 //     about a quarter away from the picture's middle under a tilted
 //     camera, which the cut leaves room for.
+//   - With an expected die edge, the die-sized square centred on a 1
+//     is its whole face, which holds that one pip: a second pip-map peak
+//     there (the rectangle read was larger than the die, and the one
+//     pip is one of a 2's or a 3's) withholds it.
 //   - A die the reader calls not flat shows a foreshortened top face or a
 //     side face beside it, and the face read may be that side face (on the
 //     stills, most wrong values of cocked dice are a side face read whole
@@ -154,6 +158,9 @@ const minFramePipRel = 0.55
 // layout offset check measured for dets[i] (0: none). It marks the
 // values it withheld in withheld.
 func (r *Reader) framePipCheck(dets []Detection, offs []float64, withheld []bool) {
+	if checkOff {
+		return
+	}
 	rel := make([]float64, len(dets))
 	var ms []float64
 	for i, d := range dets {
@@ -199,21 +206,41 @@ type checkInfo struct {
 	colSpread float64
 	// pipOff: the layout's offset in pixels (0 when not measured).
 	pipOff float64
-	reason string
+	// onePeaks: pip-map peaks on the die-sized square around a 1 (with
+	// an expected size).
+	onePeaks int
+	reason   string
 }
 
 // checkTrace, when set (tests), is called with every value checked.
-var checkTrace func(d *Detection, ci checkInfo)
+// checkOff (tests) turns the check off, for before-and-after figures.
+var (
+	checkTrace func(d *Detection, ci checkInfo)
+	checkOff   bool
+)
 
 // check looks at an accepted value against what the reader knows of the
 // die: its size when the expected die edge is known, and its flatness.
 // It withholds the value (returns false) when the evidence is
 // inconsistent, and caps the confidence of a die that is not flat.
 func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
+	if checkOff {
+		return true
+	}
 	var ci checkInfo
 	e := r.expectedAt(d.CX, d.CY)
 	if e > 0 {
 		ci.sizeRel = fv.c.edge / e
+	}
+	if fv.value == 1 && e > 0 {
+		// The die-sized square around a 1 is its face: one pip.
+		s := &r.face
+		cg := fv.c
+		cg.w, cg.h, cg.edge = e, e, e
+		s.sample(fr, cg)
+		s.pipMap()
+		s.blobs() // sets the difference of blurs peaks reads
+		ci.onePeaks = len(s.peaks())
 	}
 	if fv.value >= 2 {
 		off, spread := r.pipLayout(fr, fv)
@@ -227,6 +254,8 @@ func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
 	switch {
 	case ci.pipRel > 0 && ci.pipRel < minPipRel:
 		ci.reason = "layout smaller than the die's"
+	case ci.onePeaks >= 2:
+		ci.reason = "more pips on a 1's face"
 	case ci.colSpread > maxColSpread:
 		ci.reason = "pips of different colours"
 	case !d.Flat && d.Confidence > notFlatMaxConf:
