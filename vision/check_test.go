@@ -127,4 +127,3 @@ func TestCoverByStacked(t *testing.T) {
 		}
 	}
 }
-
