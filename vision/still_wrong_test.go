@@ -77,7 +77,7 @@ func TestStillWrongDump(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer all.Close()
-	fmt.Fprintln(all, "seed\tmode\tdie\tgroup\tstyle\tbg\ttilt\ttruth\tread\tconf\tflatness\tsizeRel\tpipRel\treason\tfinal\tcolSpread\tpipOff\tframeRel\tframeReason\tonePeaks")
+	fmt.Fprintln(all, "seed\tmode\tdie\tgroup\tstyle\tbg\ttilt\ttruth\tread\tconf\tflatness\tsizeRel\tpipRel\treason\tfinal\tcolSpread\tpipOff\tframeRel\tframeReason")
 	plain := NewReader(ReaderOptions{})
 	defer plain.Close()
 	cal := NewReader(ReaderOptions{DiePx: 1})
@@ -108,9 +108,9 @@ func TestStillWrongDump(t *testing.T) {
 			for _, p := range matchStill(tr.Dice, dets) {
 				g, d := tr.Dice[p[0]], dets[p[1]]
 				if ci, ok := checks[key{d.CX, d.CY}]; ok {
-					fmt.Fprintf(all, "%d\t%s\t%d\t%s\t%s\t%s\t%.1f\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%d\t%.3f\t%.3f\t%.3f\t%q\t%d\n",
+					fmt.Fprintf(all, "%d\t%s\t%d\t%s\t%s\t%s\t%.1f\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%d\t%.3f\t%.3f\t%.3f\t%q\n",
 						seed, mode, p[0], stillGroup(g), g.Style, tr.Background, tr.CameraTiltDeg, g.Value, seen[key{d.CX, d.CY}].fv.value, d.Confidence,
-						d.Flatness, ci.sizeRel, ci.pipRel, ci.reason, d.Value, ci.colSpread, ci.pipOff, frames[key{d.CX, d.CY}].pipRel, frames[key{d.CX, d.CY}].reason, ci.onePeaks)
+						d.Flatness, ci.sizeRel, ci.pipRel, ci.reason, d.Value, ci.colSpread, ci.pipOff, frames[key{d.CX, d.CY}].pipRel, frames[key{d.CX, d.CY}].reason)
 				}
 				if d.Value == 0 || d.Value == g.Value {
 					continue
