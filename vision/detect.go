@@ -28,6 +28,9 @@ type candidate struct {
 	// weak: found only as a die-sized part of a larger region; kept only
 	// when its face reads as a value.
 	weak bool
+	// guess: a die-sized part of a wall found without a known die size;
+	// weak, and left out of the image's typical die size.
+	guess bool
 }
 
 // box is the axis-aligned bounding box of the candidate's rectangle.
@@ -276,6 +279,20 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	if sd <= 0 {
 		sd = medianSquareEdge(cands)
 	}
+	// Without a known die size, the estimate is trusted to cut a cluster
+	// at its dice's centres when several lone, square regions gave it.
+	// (With a known size, clusters are cut as before: cutting at the
+	// centres did not help on the generated stills.)
+	trusted := false
+	if s0 <= 0 {
+		lone := 0
+		for _, cm := range comps {
+			if c := cands[cm.c0:cm.c1]; len(c) == 1 && math.Min(c[0].w, c[0].h)/math.Max(c[0].w, c[0].h) > 0.75 {
+				lone++
+			}
+		}
+		trusted = lone >= 4
+	}
 	if sd > 0 {
 		// Touching dice and dice touching a large region: in a region
 		// too large for one die (a cluster whose core was found at half
@@ -304,46 +321,78 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 					continue
 				}
 			}
-			if cm.big && s0 <= 0 {
-				// Without a known die size, a die-sized part of a wall
-				// is too often a guess, and searching the wall's whole
-				// box is costly.
-				continue
-			}
+			// Without a known die size, a die-sized part of a wall is
+			// only a guess: kept when it reads.
+			guess := cm.big && s0 <= 0
 			t := 0.3 * sd
+			if guess {
+				// A wall or a rail is long and straight: its pixels lie
+				// on a row or column run of the region much longer than
+				// a die. Taking them out leaves the dice that touch it
+				// on their own.
+				stripRuns(lab, w, cm.bb, cm.id, int(math.Ceil(2.5*sd)), int(math.Round(0.7*sd)), &r.runBuf)
+			}
 			chamfer(lab, dist, w, cm.bb, cm.id)
 			var found []candidate
-			for _, core := range findCores(lab, dist, w, cm.bb, cm.id, float32(t), &seen) {
+			// Cut at the dice's centres with a trusted size; else only
+			// at the depth of 0.3 of a die edge. A die cut at its
+			// centre is kept only when it reads: where the cut runs is
+			// a guess its pips confirm (on the stills, these cuts found
+			// stacked dice too small to flag).
+			var parts [][]image.Point
+			var areas []int
+			split := trusted
+			if split {
+				parts, areas = clusterParts(lab, dist, w, cm.bb, cm.id, t, sd, &r.ownBuf)
+				split = len(parts) > 1
+			}
+			if !split {
+				parts = findCores(lab, dist, w, cm.bb, cm.id, float32(t), &seen)
+			}
+			for pi, core := range parts {
 				c := rectOf(core)
-				c.w += 2 * t
-				c.h += 2 * t
-				pieces := []candidate{c}
-				if cm.big {
+				// A part's fill of its rectangle; a core stands for
+				// the whole region.
+				var fill float64
+				if split {
+					fill = float64(areas[pi]) / (c.w * c.h)
+				} else {
+					c.w += 2 * t
+					c.h += 2 * t
+					fill = float64(stats[5*cm.id+4]) / (c.w * c.h)
+				}
+				// Dice pressed in a block (an L, a T: a region that
+				// leaves a quarter of its rectangle empty) are cut into a
+				// grid of dice, and so are dice by a wall (the wall
+				// taken out); dice pressed in a row are cut apart.
+				var pieces []candidate
+				if guess || (!cm.big && fill < 0.75) {
+					pieces = gridSplit(c, sd, func(x, y int) bool {
+						return x >= 0 && y >= 0 && x < w && y < h && lab[y*w+x] == cm.id
+					})
+				}
+				switch {
+				case pieces != nil:
+				case cm.big && !guess:
+					// A die by a wall, its size known: one square.
 					c.edge = (c.w + c.h) / 2
 					c.flatness = flatness(math.Min(c.w, c.h)/math.Max(c.w, c.h), 1)
-					pieces[0] = c
-				} else {
-					// A cluster: dice pressed in a row are cut apart;
-					// dice pressed in a block (an L, a T: a region that
-					// leaves a quarter of its rectangle empty), into a
-					// grid of dice.
-					var g []candidate
-					if float64(stats[5*cm.id+4]) < 0.75*c.w*c.h {
-						g = gridSplit(c, sd, func(x, y int) bool {
-							return x >= 0 && y >= 0 && x < w && y < h && lab[y*w+x] == cm.id
-						})
-					}
-					if g != nil {
-						pieces = g
-					} else {
-						pieces = splitLong(c, 1)
-					}
+					pieces = []candidate{c}
+				default:
+					pieces = splitLong(c, 1)
 				}
 				for _, d := range pieces {
 					aspect := math.Min(d.w, d.h) / math.Max(d.w, d.h)
-					if aspect < 0.75 || d.edge < 0.75*sd || d.edge > 1.35*sd {
+					lo, hi := 0.75, 1.35
+					if guess {
+						// Dice of several sizes lie together; a part of
+						// a wall must read to be kept.
+						lo, hi = 0.7, 1.6
+					}
+					if aspect < 0.75 || d.edge < lo*sd || d.edge > hi*sd {
 						continue
 					}
+					d.weak, d.guess = guess || split, guess
 					found = append(found, d)
 				}
 			}
@@ -378,7 +427,13 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	// Without a known size, keep candidates near the typical size.
 	est := sFull
 	if est <= 0 {
-		if est = medianSquareEdge(cands); est <= 0 {
+		sure := make([]candidate, 0, len(cands))
+		for _, c := range cands {
+			if !c.guess {
+				sure = append(sure, c)
+			}
+		}
+		if est = medianSquareEdge(sure); est <= 0 {
 			return nil, nil
 		}
 	}
@@ -395,6 +450,105 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// stripRuns clears (to label 0) the pixels of component id, inside bb,
+// that belong to a wall: a horizontal or vertical run of the component at
+// least minRun pixels long, most of whose pixels are thin across it (a
+// run, the other way, under thick pixels). A run through a row of dice is
+// thick across and stays; a wall's run goes on under the dice that touch
+// it, so they come away. run is scratch.
+func stripRuns(lab []int32, w int, bb image.Rectangle, id int32, minRun, thick int, run *[]uint16) {
+	bw, bh := bb.Dx(), bb.Dy()
+	n := bw * bh
+	if cap(*run) < 3*n {
+		*run = make([]uint16, 3*n)
+	}
+	// hr and vr: each pixel's run length along its row and its column;
+	// tc: the number of pixels of its column run thin along their row.
+	hr, vr, tc := (*run)[:n], (*run)[n:2*n], (*run)[2*n:3*n]
+	sat := func(v int) uint16 { return uint16(min(v, 65535)) }
+	for y := 0; y < bh; y++ {
+		row := lab[(bb.Min.Y+y)*w+bb.Min.X:][:bw]
+		h := hr[y*bw:][:bw]
+		for x := 0; x < bw; {
+			if row[x] != id {
+				h[x] = 0
+				x++
+				continue
+			}
+			e := x
+			for e < bw && row[e] == id {
+				e++
+			}
+			for k := x; k < e; k++ {
+				h[k] = sat(e - x)
+			}
+			x = e
+		}
+	}
+	// Column runs, row by row: counts down the column, then each run's
+	// total carried back up it.
+	for y := 0; y < bh; y++ {
+		row := lab[(bb.Min.Y+y)*w+bb.Min.X:][:bw]
+		v, t, h := vr[y*bw:][:bw], tc[y*bw:][:bw], hr[y*bw:][:bw]
+		for x := range v {
+			if row[x] != id {
+				v[x], t[x] = 0, 0
+				continue
+			}
+			var pv, pt uint16
+			if y > 0 {
+				pv, pt = vr[(y-1)*bw+x], tc[(y-1)*bw+x]
+			}
+			v[x] = sat(int(pv) + 1)
+			t[x] = pt
+			if int(h[x]) < thick {
+				t[x] = sat(int(pt) + 1)
+			}
+		}
+	}
+	for y := bh - 2; y >= 0; y-- {
+		v, t := vr[y*bw:][:bw], tc[y*bw:][:bw]
+		vn, tn := vr[(y+1)*bw:][:bw], tc[(y+1)*bw:][:bw]
+		for x := range v {
+			if v[x] != 0 && vn[x] != 0 {
+				v[x], t[x] = vn[x], tn[x]
+			}
+		}
+	}
+	// A long run, mostly thin across: a wall. The decisions read only
+	// the run counts, so the wall is cleared as it is found.
+	for y := 0; y < bh; y++ {
+		row := lab[(bb.Min.Y+y)*w+bb.Min.X:][:bw]
+		h, v, t := hr[y*bw:][:bw], vr[y*bw:][:bw], tc[y*bw:][:bw]
+		for x := 0; x < bw; {
+			k := int(h[x])
+			if k == 0 {
+				x++
+				continue
+			}
+			if k >= minRun {
+				thin := 0
+				for j := x; j < x+k; j++ {
+					if int(v[j]) < thick {
+						thin++
+					}
+				}
+				if 2*thin >= k {
+					for j := x; j < x+k; j++ {
+						row[j] = 0
+					}
+				}
+			}
+			x += k
+		}
+		for x := range v {
+			if int(v[x]) >= minRun && 2*int(t[x]) >= int(v[x]) {
+				row[x] = 0
+			}
+		}
+	}
 }
 
 // findCores returns the pixel lists of the connected parts of component id
@@ -416,7 +570,7 @@ func findCores(lab []int32, dist []float32, w int, bb image.Rectangle, id int32,
 	}
 	for y := bb.Min.Y; y < bb.Max.Y; y++ {
 		for x := bb.Min.X; x < bb.Max.X; x++ {
-			if !in(x, y) {
+			if lab[y*w+x] != id || dist[y*w+x] < t || !in(x, y) {
 				continue
 			}
 			var pts []image.Point
@@ -1041,4 +1195,149 @@ func gradMask(g, mpix []uint8, w, h int, gr []uint8) {
 			}
 		}
 	}
+}
+
+// clusterParts partitions component id (inside bb, dist its chamfer
+// distance) into one part per die. The seeds are the component's parts
+// deeper than t; a seed whose die (the seed grown on every side by the
+// depth it was cut at) is too long or too large for one die (edge sd) is cut again 0.05
+// die edges deeper, up to 0.45: dice pressed together meet along a neck,
+// shallower than their centres. A piece of under 8 pixels left by a
+// cut is a ripple on a ridge, not a die's centre. Each pixel then goes
+// to the seed it reaches first through the component. It returns each
+// part's outline pixels and its pixel count; own is scratch.
+func clusterParts(lab []int32, dist []float32, w int, bb image.Rectangle, id int32, t, sd float64, own *[]int32) ([][]image.Point, []int) {
+	bw, bh := bb.Dx(), bb.Dy()
+	if cap(*own) < bw*bh {
+		*own = make([]int32, bw*bh)
+	}
+	o := (*own)[:bw*bh]
+	for i := range o {
+		o[i] = 0
+	}
+	at := func(p image.Point) int { return (p.Y-bb.Min.Y)*bw + p.X - bb.Min.X }
+	inC := func(p image.Point) bool { return p.In(bb) && lab[p.Y*w+p.X] == id }
+	nb := func(p image.Point) [4]image.Point {
+		return [4]image.Point{{p.X + 1, p.Y}, {p.X - 1, p.Y}, {p.X, p.Y + 1}, {p.X, p.Y - 1}}
+	}
+	// flood collects the pixels of tag from, deeper than d, connected to
+	// p, and tags them to.
+	flood := func(p image.Point, from, to int32, d float32) []image.Point {
+		pts := []image.Point{p}
+		o[at(p)] = to
+		for q := 0; q < len(pts); q++ {
+			for _, n := range nb(pts[q]) {
+				if inC(n) && o[at(n)] == from && dist[n.Y*w+n.X] >= d {
+					o[at(n)] = to
+					pts = append(pts, n)
+				}
+			}
+		}
+		return pts
+	}
+	type region struct {
+		pts []image.Point
+		t   float64
+	}
+	var work []region
+	var seeds [][]image.Point
+	tag := int32(1)
+	for y := bb.Min.Y; y < bb.Max.Y; y++ {
+		for x := bb.Min.X; x < bb.Max.X; x++ {
+			p := image.Pt(x, y)
+			if lab[y*w+x] == id && o[at(p)] == 0 && dist[y*w+x] >= float32(t) {
+				work = append(work, region{flood(p, 0, tag, float32(t)), t})
+				tag++
+			}
+		}
+	}
+	const dt, tMax = 0.05, 0.45
+	for len(work) > 0 {
+		rg := work[len(work)-1]
+		work = work[:len(work)-1]
+		c := rectOf(rg.pts)
+		cw, ch := c.w+2*rg.t, c.h+2*rg.t
+		nt := rg.t + dt*sd
+		if (math.Min(cw, ch)/math.Max(cw, ch) >= 0.75 && math.Max(cw, ch) <= 1.35*sd) || nt > tMax*sd {
+			seeds = append(seeds, rg.pts)
+			continue
+		}
+		// Cut deeper: the region's pixels are untagged (-1) and the
+		// deeper ones flooded into sub-regions.
+		own0 := o[at(rg.pts[0])]
+		for _, p := range rg.pts {
+			o[at(p)] = -1
+		}
+		var subs [][]image.Point
+		for _, p := range rg.pts {
+			if o[at(p)] == -1 && dist[p.Y*w+p.X] >= float32(nt) {
+				sub := flood(p, -1, tag, float32(nt))
+				tag++
+				// A die's centre is more than a few pixels; a ripple
+				// on a ridge is not.
+				if len(sub) >= 8 {
+					subs = append(subs, sub)
+				} else {
+					for _, q := range sub {
+						o[at(q)] = -2
+					}
+				}
+			}
+		}
+		if len(subs) == 0 {
+			for _, p := range rg.pts {
+				o[at(p)] = own0
+			}
+			seeds = append(seeds, rg.pts)
+			continue
+		}
+		for _, p := range rg.pts {
+			if o[at(p)] < 0 {
+				o[at(p)] = 0
+			}
+		}
+		for _, s := range subs {
+			work = append(work, region{s, nt})
+		}
+	}
+	// Re-tag the seeds 1..n, then grow them through the component.
+	for i := range o {
+		o[i] = 0
+	}
+	var queue []image.Point
+	for k, s := range seeds {
+		for _, p := range s {
+			o[at(p)] = int32(k + 1)
+		}
+		queue = append(queue, s...)
+	}
+	for q := 0; q < len(queue); q++ {
+		p := queue[q]
+		k := o[at(p)]
+		for _, n := range nb(p) {
+			if inC(n) && o[at(n)] == 0 {
+				o[at(n)] = k
+				queue = append(queue, n)
+			}
+		}
+	}
+	outlines := make([][]image.Point, len(seeds))
+	areas := make([]int, len(seeds))
+	for y := bb.Min.Y; y < bb.Max.Y; y++ {
+		for x := bb.Min.X; x < bb.Max.X; x++ {
+			p := image.Pt(x, y)
+			k := o[at(p)]
+			if k <= 0 {
+				continue
+			}
+			areas[k-1]++
+			for _, n := range nb(p) {
+				if !n.In(bb) || o[at(n)] != k {
+					outlines[k-1] = append(outlines[k-1], p)
+					break
+				}
+			}
+		}
+	}
+	return outlines, areas
 }

@@ -84,6 +84,8 @@ type Reader struct {
 	gradBuf    []uint8
 	colourBuf  []int32
 	seen       []int32
+	runBuf     []uint16
+	ownBuf     []int32
 }
 
 // NewReader returns a Reader with the given options.
@@ -187,6 +189,7 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 	ocx, ocy := float64(img.Cols())/2-float64(roi.Min.X), float64(img.Rows())/2-float64(roi.Min.Y)
 	r.offs, r.weak = r.offs[:0], r.weak[:0]
 	for _, c := range cands {
+		blob := c.box()
 		c = topFace(c, ocx, ocy)
 		d := Detection{
 			CX:        c.cx + float64(roi.Min.X),
@@ -215,6 +218,13 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 			d.Value = fv.value
 		} else if c.weak {
 			continue
+		}
+		if d.Value > 0 {
+			// The pips read mark the top face's centre: take the face
+			// out of the die's footprint around them.
+			if fb, ok := faceAroundPips(fr, blob, fv.pipBox, c.edge); ok {
+				d.Box = fb.Add(roi.Min).Intersect(roi)
+			}
 		}
 		r.offs = append(r.offs, r.lastPipOff)
 		r.weak = append(r.weak, c.weak)
