@@ -104,9 +104,9 @@ type stillTally struct {
 const heavyOcclusion = 0.25
 
 // coverByStacked sets each die's Occluded to the largest share of its
-// top-face box covered by the hull of a die stacked on it, or of a
-// stacked die drawn after it when it is stacked too, when that is more
-// than the generator's figure. The generator draws the dice
+// top-face box covered by the hull of a die stacked on it, or of a die
+// stacked on the same die and drawn after it, when that is more than the
+// generator's figure. The generator draws the dice
 // on the table first, then the stacked ones in order, but records the
 // cover only on the die a stacked die rests on, and only for the last
 // die stacked there: when two dice are stacked on one die, the first of
@@ -121,11 +121,12 @@ func coverByStacked(dice []scene.StillDie) {
 			continue
 		}
 		for j, o := range dice {
-			// A die stacked on die i, or stacked after die i when
-			// die i is stacked too (drawn over it). Table dice beside
-			// a stack are left to the generator's figure: a hull's box
-			// is too coarse to say they are covered.
-			if j == i || o.OnDie < 0 || (o.OnDie != i && (dice[i].OnDie < 0 || j < i)) {
+			// A die stacked on die i, or stacked on the same die as
+			// die i and after it (drawn over it). Other neighbours are
+			// left to the generator's figure: the boxes of two dice
+			// turned apart overlap where the dice do not.
+			sibling := dice[i].OnDie >= 0 && o.OnDie == dice[i].OnDie && j > i
+			if j == i || (o.OnDie != i && !sibling) {
 				continue
 			}
 			in := [4]int{max(dice[i].Box[0], o.Hull[0]), max(dice[i].Box[1], o.Hull[1]),
