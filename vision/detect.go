@@ -1,6 +1,7 @@
 package vision
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"image"
@@ -131,7 +132,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	if err != nil || len(spix) < 3*sw*sh {
 		return nil, fmt.Errorf("vision: background cells: %w", errBadMat)
 	}
-	if refineBackground(fpix, mpix, thr, w, h, spix, sw, sh, &r.cellBuf) {
+	if refineBackground(fpix, mpix, thr, w, h, spix, sw, sh, &r.cellBuf, &r.colBuf) {
 		// The cells are already clean: a small median only drops the
 		// odd cell left tinted.
 		gocv.MedianBlur(r.small, &r.smed, 3)
@@ -203,8 +204,14 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	if err != nil || len(mk) < w*h {
 		return nil, fmt.Errorf("vision: mask data: %w", errBadMat)
 	}
-	for i, v := range mk[:w*h] {
-		if v == 255 {
+	mk = mk[:w*h]
+	for i := 0; i < len(mk); i++ {
+		// Most of the mask is floor: eight zero bytes at a time.
+		if i&7 == 0 && i+8 <= len(mk) && binary.NativeEndian.Uint64(mk[i:]) == 0 {
+			i += 7
+			continue
+		}
+		if mk[i] == 255 {
 			colour[lab[i]]++
 		}
 	}
@@ -972,16 +979,29 @@ func pixDiff(f, b []uint8) (uint8, int32) {
 // each one's difference at its own index in mpix (the others are left
 // as they are) and returns the threshold.
 func diffSampled(fpix, bpix []uint8, w, h int, mpix []uint8) uint8 {
-	var hist [256]int
+	// Two histograms, for even and odd samples: runs of equal values do
+	// not wait on each other's increments.
+	var hists [2][256]int32
 	n := 0
 	for y := 0; y < h; y += 2 {
+		// Row slices of equal, known lengths: no bounds checks inside.
+		f, b, m := fpix[3*y*w:][:3*w], bpix[3*y*w:][:3*w], mpix[y*w:][:w]
 		for x := 0; x < w; x += 2 {
-			i := y*w + x
-			m, _ := pixDiff(fpix[3*i:3*i+3:3*i+3], bpix[3*i:3*i+3:3*i+3])
-			mpix[i] = m
-			hist[m]++
-			n++
+			// pixDiff, written out.
+			pb, pg, pr := int32(f[3*x]), int32(f[3*x+1]), int32(f[3*x+2])
+			bb, bg, br := int32(b[3*x]), int32(b[3*x+1]), int32(b[3*x+2])
+			pm, bm := int32(uint32(pb+pg+pr)/3), int32(uint32(bb+bg+br)/3)
+			dm := pm - bm
+			d := abs32(pb-bb-dm) + abs32(pg-bg-dm) + abs32(pr-br-dm)
+			m8 := max(uint8(min(d, 255)), brightDiff[uint16(pm)<<8|uint16(bm)])
+			m[x] = m8
+			hists[x>>1&1][m8]++
 		}
+		n += (w + 1) / 2
+	}
+	var hist [256]int
+	for v := range hist {
+		hist[v] = int(hists[0][v]) + int(hists[1][v])
 	}
 	return diffThreshold(&hist, n)
 }
@@ -992,7 +1012,7 @@ func diffSampled(fpix, bpix []uint8, w, h int, mpix []uint8) uint8 {
 // A cell with too few such pixels takes the mean of its filled
 // neighbours, repeatedly. It reports false (spix untouched) when no cell
 // has enough background.
-func refineBackground(fpix, mpix []uint8, thr uint8, w, h int, spix []uint8, sw, sh int, buf *[]int32) bool {
+func refineBackground(fpix, mpix []uint8, thr uint8, w, h int, spix []uint8, sw, sh int, buf, colBuf *[]int32) bool {
 	n := sw * sh
 	if cap(*buf) < 4*n {
 		*buf = make([]int32, 4*n)
@@ -1001,14 +1021,24 @@ func refineBackground(fpix, mpix []uint8, thr uint8, w, h int, spix []uint8, sw,
 	for i := range acc {
 		acc[i] = 0
 	}
+	// Each sampled column's cell column, worked out once rather than
+	// divided per pixel.
+	if cap(*colBuf) < w {
+		*colBuf = make([]int32, w)
+	}
+	col := (*colBuf)[:w]
+	for x := 0; x < w; x += 2 {
+		col[x] = int32(x * sw / w)
+	}
 	for y := 0; y < h; y += 2 {
 		row := y * sh / h * sw
+		m := mpix[y*w:][:w]
 		for x := 0; x < w; x += 2 {
-			i := y*w + x
-			if mpix[i] > thr {
+			if m[x] > thr {
 				continue
 			}
-			c := 4 * (row + x*sw/w)
+			i := y*w + x
+			c := 4 * (row + int(col[x]))
 			acc[c] += int32(fpix[3*i])
 			acc[c+1] += int32(fpix[3*i+1])
 			acc[c+2] += int32(fpix[3*i+2])
@@ -1110,7 +1140,12 @@ func (r *Reader) addOutlined(gray []uint8, w, h, holeMax, minArea int) error {
 	// pts holds each flooded pixel as y<<16 | x.
 	pts := r.seen[:0]
 	defer func() { r.seen = pts }()
-	for s := range gpix[:w*h] {
+	for s := 0; s < w*h; s++ {
+		// Most of the outline mask is empty: eight zero bytes at a time.
+		if s&7 == 0 && s+8 <= w*h && binary.NativeEndian.Uint64(gpix[s:]) == 0 {
+			s += 7
+			continue
+		}
 		if gpix[s] == 0 || tpix[s] != 0 {
 			continue
 		}

@@ -181,3 +181,92 @@ func TestAddOutlinedMatchesLabels(t *testing.T) {
 	}
 	t.Logf("%d outline pixels added over 60 scenes", added)
 }
+
+// diffSampled and gradMask must give what their direct loops give:
+// pixDiff at each even pixel with one histogram, and one histogram of
+// the brightness edges. Odd sizes check the ends of rows.
+func TestSampledKernelsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for k, sz := range [][2]int{{37, 23}, {64, 48}, {101, 3}, {38, 24}, {65, 49}} {
+		w, h := sz[0], sz[1]
+		// The last two: columns that alternate between noise and a flat
+		// floor, so a histogram of only some columns gives another
+		// threshold.
+		striped := k >= 3
+		fpix, bpix := make([]uint8, 3*w*h), make([]uint8, 3*w*h)
+		for i := range fpix {
+			// A floor of similar colours with some strong outliers, so
+			// the threshold falls inside the histogram.
+			fpix[i], bpix[i] = uint8(100+rng.IntN(30)), uint8(100+rng.IntN(30))
+			if striped {
+				fpix[i] = bpix[i] + uint8(rng.IntN(3))
+			}
+			if rng.IntN(10) == 0 || striped && (i/3)%w%4 == 2 {
+				fpix[i] = uint8(rng.IntN(256))
+			}
+		}
+		got, want := make([]uint8, w*h), make([]uint8, w*h)
+		for i := range got {
+			got[i], want[i] = 7, 7
+		}
+		thr := diffSampled(fpix, bpix, w, h, got)
+		var hist [256]int
+		n := 0
+		for y := 0; y < h; y += 2 {
+			for x := 0; x < w; x += 2 {
+				i := y*w + x
+				m, _ := pixDiffDirect(fpix[3*i:3*i+3], bpix[3*i:3*i+3])
+				want[i] = m
+				hist[m]++
+				n++
+			}
+		}
+		if wantThr := diffThreshold(&hist, n); thr != wantThr {
+			t.Fatalf("%dx%d: diffSampled threshold %d, direct %d", w, h, thr, wantThr)
+		}
+		if string(got) != string(want) {
+			t.Fatalf("%dx%d: diffSampled differs from the direct loop", w, h)
+		}
+
+		gray := make([]uint8, w*h)
+		for i := range gray {
+			gray[i] = uint8(120 + rng.IntN(20))
+			if striped {
+				gray[i] = 120
+			}
+			if rng.IntN(8) == 0 || striped && i%w%2 == 1 {
+				gray[i] = uint8(rng.IntN(256))
+			}
+		}
+		for i := range got {
+			got[i], want[i] = 0, 0
+		}
+		gradMask(gray, got, w, h, make([]uint8, w*h))
+		var ghist [256]int
+		d := make([]uint8, w*h)
+		for y := 1; y < h-1; y++ {
+			for x := 1; x < w-1; x++ {
+				i := y*w + x
+				v := abs32(int32(gray[i+1])-int32(gray[i-1])) + abs32(int32(gray[i+w])-int32(gray[i-w]))
+				d[i] = uint8(min(v, 255))
+				ghist[d[i]]++
+			}
+		}
+		gthr := uint8(clamp(float64(percentile(ghist[:], (w-2)*(h-2), 0.5))*3+30, 12, 80))
+		marked := 0
+		for y := 1; y < h-1; y++ {
+			for x := 1; x < w-1; x++ {
+				if d[y*w+x] > gthr {
+					want[y*w+x] = 255
+					marked++
+				}
+			}
+		}
+		if h > 2 && marked == 0 {
+			t.Fatalf("%dx%d: no edge marked: the comparison proves nothing", w, h)
+		}
+		if string(got) != string(want) {
+			t.Fatalf("%dx%d: gradMask differs from the direct loop", w, h)
+		}
+	}
+}

@@ -34,6 +34,11 @@ type faceValue struct {
 	// a rectangle square enough to read. The redness look re-weighs them.
 	lscore, nccScore float64
 	junk, sq         bool
+	// empty is the emptySpots ratio of the layout cue 1 fitted (0: none).
+	empty float64
+	// silEdge is the edge of the die's outline (silhouette), 0 when it
+	// was not a die's alone.
+	silEdge float64
 }
 
 // faceScratch holds the per-face buffers a Reader reuses.
@@ -54,6 +59,10 @@ type faceScratch struct {
 	tmp      [faceN * faceN]float64
 	dog      [faceN * faceN]float64
 	cm       [faceN * faceN]float64
+	silD     []int32 // silhouette's colour distances from the floor
+	silL     []bool  // silhouette's outline (then inside) pixels
+	silP     [][2]float64
+	silEdge  float64
 }
 
 // pipMinContrast is the least pip-map contrast (difference of blurs, sum
@@ -270,12 +279,29 @@ const secondLookMaxConf = 0.85
 // canonical layout, and the best correlation of the continuous pip map
 // with rendered layouts. A value is given only when both agree. A face
 // that does not read is looked at again: re-centred on the pips found,
-// then in a larger rectangle. A second look must read 3 or more: a face
+// in the rectangle of the die's outline, then in a larger rectangle. A second look must read 3 or more: a face
 // whose outer pips are missed reads 1 or 2 most often.
 func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
+	fv := s.readLooks(fr, c)
+	fv.silEdge = s.silEdge
+	return fv
+}
+
+// readLooks is read without the outline's edge.
+func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 	templatesOnce.Do(buildTemplates)
 	permsOnce.Do(buildPerms)
-	c = alignAngle(fr, c)
+	// The die's own outline, at full size, turns the face better than
+	// the gradients do (pips, marbling and glare weigh in those); when it
+	// is not a die's alone, the gradients turn it.
+	cs, silOK := s.silhouette(fr, c)
+	s.silEdge = 0
+	if silOK {
+		s.silEdge = cs.edge
+		c.angle = cs.angle
+	} else {
+		c = alignAngle(fr, c)
+	}
 	fv := s.read1(fr, c)
 	if fv.value > 0 && fv.conf >= retryBelow {
 		return fv
@@ -302,6 +328,13 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 		cc.cx, cc.cy = px, py
 		cur = s.readAt(fr, cc)
 		if f, ok := second(cur); ok {
+			return f
+		}
+	}
+	// The outline's own rectangle: the segmentation's, found at about 18
+	// px a die, may hold shadow or side, or be a few pixels off.
+	if silOK {
+		if f, ok := second(s.read1(fr, cs)); ok {
 			return f
 		}
 	}
@@ -374,6 +407,16 @@ func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 	}
 	if fv.value > 0 && fv.conf >= retryBelow {
 		return fv
+	}
+	if !s.noChroma && s.pipDarkMap() {
+		// Again on the map of darkness alone, on a light body: the
+		// colour distance counts a brass or ivory body's highlights,
+		// brighter than it, as much as its dark pips. A value from this
+		// look must be clearly confident and not contradict the first.
+		if fvd := s.cues(c); fvd.value > 0 && fvd.conf >= chromaMinConf && (fv.value == 0 || fv.value == fvd.value) {
+			fvd.conf = min(fvd.conf, secondLookMaxConf)
+			return fvd
+		}
 	}
 	if !s.noChroma {
 		// Again on the pip map of hue alone: translucent dark dice
@@ -522,7 +565,8 @@ func (s *faceScratch) cues(c candidate) faceValue {
 	// (a 6 missing a row) does not pass for a square layout (a 4).
 	e := (c.w + c.h) / 2
 	kx, ky := c.w/e, c.h/e
-	layoutCue := func(centres [][2]float64) (int, float64, float64) {
+	var empty, empty2 float64
+	layoutCue := func(centres [][2]float64, es *float64) (int, float64, float64) {
 		for i := range centres {
 			centres[i][0] *= kx
 			centres[i][1] *= ky
@@ -532,12 +576,13 @@ func (s *faceScratch) cues(c candidate) faceValue {
 		if lv > 0 {
 			// A pip-like response where the layout has no pip: a pip
 			// was missed (a 6 read as a 4, a 3 as a 1).
-			lscore = min(lscore, clamp((0.55-s.emptySpots(fit))/0.25, 0, 1))
+			*es = s.emptySpots(fit)
+			lscore = min(lscore, clamp((0.55-*es)/0.25, 0, 1))
 		}
 		return lv, lscore, math.Remainder(math.Atan2(fit.b, fit.a), math.Pi/2)
 	}
 	nBlobs := len(centres)
-	lv, lscore, rot := layoutCue(centres)
+	lv, lscore, rot := layoutCue(centres, &empty)
 	pipBox := s.pipBox(c, kept)
 	// The same cue from a second pip finder: the pip map's local maxima,
 	// which do not fragment or merge uneven pips. It is asked when the
@@ -550,7 +595,7 @@ func (s *faceScratch) cues(c candidate) faceValue {
 		if !peaked {
 			peaked = true
 			pc = s.peaks()
-			lv2, ls2, r2 = layoutCue(pc)
+			lv2, ls2, r2 = layoutCue(pc, &empty2)
 		}
 	}
 	if lv == 0 {
@@ -618,12 +663,12 @@ func (s *faceScratch) cues(c candidate) faceValue {
 
 	if lv != tv {
 		if peakCue(); lv2 == tv && lv2 > 0 {
-			lv, lscore, nBlobs, rot = lv2, ls2, len(pc), r2
+			lv, lscore, nBlobs, rot, empty = lv2, ls2, len(pc), r2, empty2
 			pipBox = s.pipBox(c, s.kept)
 		}
 	}
 
-	out := faceValue{rot: rot, pipBox: pipBox, blobs: nBlobs, tmpl: tv, c: c, lv: lv}
+	out := faceValue{rot: rot, pipBox: pipBox, blobs: nBlobs, tmpl: tv, c: c, lv: lv, empty: empty}
 	nccScore := min(clamp((bestPer[tv]-0.25)/0.25, 0, 1), clamp((bestPer[tv]-second)/0.05, 0, 1))
 	if lscore >= 0.95 && bestPer[tv] >= 0.2 && bestPer[tv]-second >= 0.03 {
 		// Every pip at its canonical place and nothing pip-like at the
@@ -1337,3 +1382,24 @@ func (s *faceScratch) peaks() [][2]float64 {
 }
 
 const pipPeakRel = 0.55
+
+// pipDarkMap sets d to how much darker than the body (sum of three
+// channels) each pixel is, on a light body: its pips are darker than
+// it, and its glare and highlights, brighter, are left out. It reports
+// false, leaving d, on a dark body (its pips are the lighter ones).
+func (s *faceScratch) pipDarkMap() bool {
+	lum := s.med[0] + s.med[1] + s.med[2]
+	if lum < lightBodyMin {
+		return false
+	}
+	for i := 0; i < faceN*faceN; i++ {
+		s.d[i] = max(lum-s.patch[3*i]-s.patch[3*i+1]-s.patch[3*i+2], 0)
+	}
+	return true
+}
+
+// lightBodyMin is the least body brightness (sum of three channels, a
+// mean channel of about 67) at which pipDarkMap looks for pips darker
+// than the body. On byler_d6, 150 let a dark body's wrong value through;
+// 200 and 255 did not.
+const lightBodyMin = 200

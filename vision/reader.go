@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"math"
 	"os"
 	"sort"
 
@@ -30,6 +31,10 @@ type ReaderOptions struct {
 // shrunkConfidence is the confidence a value needs when the face read is
 // under 0.75 of the edge of the region found for it.
 const shrunkConfidence = 0.8
+
+// silFaceShare is the least share of the die's outline edge a face read
+// must have for the outline to vouch for its place.
+const silFaceShare = 0.85
 
 // Defaults for ReaderOptions.
 const (
@@ -73,14 +78,14 @@ type Reader struct {
 	gtmp    gocv.Mat
 
 	face faceScratch
-	// lastPipOff: the layout offset the last check measured; offs, weak
-	// and withheld: per detection of a frame, for framePipCheck.
+	// checked: what the check measured on each value of a frame, by
+	// the detection's centre, for framePipCheck; lastPipOff: the
+	// layout offset the last check measured.
+	checked    map[[2]float64]checkRec
 	lastPipOff float64
-	offs       []float64
-	weak       []bool
-	withheld   []bool
 	distBuf    []float32
 	cellBuf    []int32
+	colBuf     []int32
 	gradBuf    []uint8
 	colourBuf  []int32
 	seen       []int32
@@ -187,63 +192,80 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 	out := make([]Detection, 0, len(cands))
 	// Optical centre, in region pixels, assumed at the frame centre.
 	ocx, ocy := float64(img.Cols())/2-float64(roi.Min.X), float64(img.Rows())/2-float64(roi.Min.Y)
-	r.offs, r.weak = r.offs[:0], r.weak[:0]
+	if r.checked == nil {
+		r.checked = map[[2]float64]checkRec{}
+	}
+	clear(r.checked)
+	// A region too long for one die (see pairEnds), with the index of
+	// its own detection in out (-1: none).
+	type long struct {
+		c      candidate
+		ends   []candidate
+		parent int
+	}
+	var longs []long
 	for _, c := range cands {
-		blob := c.box()
-		c = topFace(c, ocx, ocy)
-		d := Detection{
-			CX:        c.cx + float64(roi.Min.X),
-			CY:        c.cy + float64(roi.Min.Y),
-			EdgePx:    c.edge,
-			Flatness:  c.flatness,
-			SizeRatio: c.sizeRatio,
+		parent := -1
+		if d, ok := r.readCandidate(fr, c, roi, ocx, ocy); ok {
+			out = append(out, d)
+			parent = len(out) - 1
 		}
-		d.Flat = d.Flatness >= r.opts.MinFlatness
-		fv := r.face.read(fr, c)
-		// A face much smaller than the region found for it: the region
-		// held more than this face (a neighbour, a shadow, side faces),
-		// so the face's place is less sure and its value needs more
-		// confidence.
-		shrunk := fv.c.edge < 0.75*c.edge
-		c = fv.c
-		d.CX, d.CY = c.cx+float64(roi.Min.X), c.cy+float64(roi.Min.Y)
-		d.EdgePx = c.edge
-		d.Box = c.box().Add(roi.Min).Intersect(roi)
-		if !fv.pipBox.Empty() {
-			d.PipBox = fv.pipBox.Add(roi.Min).Intersect(roi)
+		if e := pairEnds(c); e != nil {
+			longs = append(longs, long{c, e, parent})
 		}
-		d.Confidence = fv.conf
-		r.lastPipOff = 0
-		if fv.value > 0 && fv.conf >= r.opts.MinConfidence && (!shrunk || fv.conf >= shrunkConfidence) && !r.veto(fr, fv, &d) && r.check(fr, fv, &d) {
-			d.Value = fv.value
-		} else if c.weak {
+	}
+	// Such a region holds two dice when two faces read in it: its own
+	// and an end's, or two ends'. Ends that read stand in for their
+	// region when it did not read. With a known die size, one face
+	// alone in a region that did not read is left out: the region is
+	// reported as it was found, unread.
+	known := r.opts.ExpectedEdgePx != nil || r.opts.DiePx > 0
+	drop := map[int]bool{}
+	for _, lg := range longs {
+		own := lg.parent >= 0 && out[lg.parent].Value > 0
+		var found []Detection
+		for _, e := range lg.ends {
+			// An end's place is a guess: only a first look's value
+			// counts (a second look, re-centred or larger, drifts onto
+			// the other die, or onto the rest of one larger face), and
+			// only two pips or more (one spot anywhere in the square,
+			// a glint, a dark seam between two dice, reads as a one).
+			d, ok := r.readCandidate(fr, e, roi, ocx, ocy)
+			if !ok || d.Value < 2 || d.Confidence <= secondLookMaxConf {
+				continue
+			}
+			if covers(out, d, func(i int) bool { return drop[i] || (i == lg.parent && !own) }) || covers(found, d, nil) {
+				continue
+			}
+			found = append(found, d)
+		}
+		if len(found) == 0 || (!own && len(found) < 2 && known) {
 			continue
 		}
-		if d.Value > 0 {
-			// The pips read mark the top face's centre: take the face
-			// out of the die's footprint around them.
-			if fb, ok := faceAroundPips(fr, blob, fv.pipBox, c.edge); ok {
-				d.Box = fb.Add(roi.Min).Intersect(roi)
+		if !own && len(found) == 1 {
+			// One face read in the region: a die with a long shadow or
+			// side faces, a die on another, a cocked die, or a pair
+			// whose other face does not read. The region's size and
+			// shape stay the die's evidence.
+			found[0].SizeRatio = lg.c.sizeRatio
+			found[0].Flatness = lg.c.flatness
+			found[0].Flat = lg.c.flatness >= r.opts.MinFlatness
+		}
+		if lg.parent >= 0 && !own {
+			drop[lg.parent] = true
+		}
+		out = append(out, found...)
+	}
+	if len(drop) > 0 {
+		kept := out[:0]
+		for i, d := range out {
+			if !drop[i] {
+				kept = append(kept, d)
 			}
 		}
-		r.offs = append(r.offs, r.lastPipOff)
-		r.weak = append(r.weak, c.weak)
-		if readTrace != nil {
-			readTrace(&d, fv, shrunk)
-		}
-		out = append(out, d)
+		out = kept
 	}
-	// A weak candidate whose value the frame's check withholds is
-	// dropped, as above.
-	r.withheld = append(r.withheld[:0], make([]bool, len(out))...)
-	r.framePipCheck(out, r.offs, r.withheld)
-	kept := out[:0]
-	for i, d := range out {
-		if !(r.withheld[i] && r.weak[i]) {
-			kept = append(kept, d)
-		}
-	}
-	out = kept
+	out = r.framePipCheck(out)
 	r.sizeEvidence(out)
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Box.Min.Y != out[j].Box.Min.Y {
@@ -252,4 +274,108 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 		return out[i].Box.Min.X < out[j].Box.Min.X
 	})
 	return out, nil
+}
+
+// readCandidate reads one candidate's face. It reports false for a weak
+// candidate that did not read.
+func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, ocx, ocy float64) (Detection, bool) {
+	blob := c.box()
+	c = topFace(c, ocx, ocy)
+	d := Detection{
+		CX:        c.cx + float64(roi.Min.X),
+		CY:        c.cy + float64(roi.Min.Y),
+		EdgePx:    c.edge,
+		Flatness:  c.flatness,
+		SizeRatio: c.sizeRatio,
+	}
+	d.Flat = d.Flatness >= r.opts.MinFlatness
+	fv := r.face.read(fr, c)
+	// A face much smaller than the region found for it: the region
+	// held more than this face (a neighbour, a shadow, side faces),
+	// so the face's place is less sure and its value needs more
+	// confidence. Unless the die's own outline at full size is about
+	// the face's size: then the rest of the region was not die.
+	shrunk := fv.c.edge < 0.75*c.edge && (fv.silEdge == 0 || fv.c.edge < silFaceShare*fv.silEdge)
+	c = fv.c
+	d.CX, d.CY = c.cx+float64(roi.Min.X), c.cy+float64(roi.Min.Y)
+	d.EdgePx = c.edge
+	d.Box = c.box().Add(roi.Min).Intersect(roi)
+	if !fv.pipBox.Empty() {
+		d.PipBox = fv.pipBox.Add(roi.Min).Intersect(roi)
+	}
+	d.Confidence = fv.conf
+	r.lastPipOff = 0
+	if fv.value > 0 && fv.conf >= r.opts.MinConfidence && (!shrunk || fv.conf >= shrunkConfidence) && !r.veto(fr, fv, &d) && r.check(fr, fv, &d) {
+		d.Value = fv.value
+	} else if c.weak {
+		return d, false
+	}
+	if d.Value > 0 {
+		// The pips read mark the top face's centre: take the face
+		// out of the die's footprint around them.
+		if fb, ok := faceAroundPips(fr, blob, fv.pipBox, c.edge); ok {
+			d.Box = fb.Add(roi.Min).Intersect(roi)
+		}
+		r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: r.lastPipOff, weak: c.weak}
+	}
+	if readTrace != nil {
+		readTrace(&d, fv, shrunk)
+	}
+	return d, true
+}
+
+// covers reports whether a detection of dets (but those skip reports
+// true for) holds d's centre, or d holds its centre.
+func covers(dets []Detection, d Detection, skip func(i int) bool) bool {
+	at := image.Pt(int(d.CX), int(d.CY))
+	for i, o := range dets {
+		if skip != nil && skip(i) {
+			continue
+		}
+		if at.In(o.Box) || image.Pt(int(o.CX), int(o.CY)).In(d.Box) {
+			return true
+		}
+	}
+	return false
+}
+
+// pairEnds returns, for a region at least pairLong of the image's typical
+// die edge long, die-sized squares at its two ends (at its four corners
+// when it is that wide too). One die and the side faces it shows are
+// never that long: such a region holds two dice pressed together, often
+// taken as one larger square. The squares are weak (kept only when they
+// read): the pips must show one die's layout in each.
+func pairEnds(c candidate) []candidate {
+	const pairLong = 1.3
+	if c.sizeRatio <= 0 {
+		return nil
+	}
+	est := c.edge / c.sizeRatio
+	long, short := math.Max(c.w, c.h), math.Min(c.w, c.h)
+	if long < pairLong*est {
+		return nil
+	}
+	ux, uy := math.Cos(c.angle), math.Sin(c.angle)
+	if c.h > c.w {
+		ux, uy = -uy, ux
+	}
+	vx, vy := -uy, ux
+	e := math.Min(est, short)
+	du := (long - e) / 2
+	dvs := []float64{0}
+	if short >= pairLong*est {
+		dv := (short - e) / 2
+		dvs = []float64{-dv, dv}
+	}
+	var out []candidate
+	for _, su := range []float64{-du, du} {
+		for _, sv := range dvs {
+			out = append(out, candidate{
+				cx: c.cx + su*ux + sv*vx, cy: c.cy + su*uy + sv*vy,
+				w: e, h: e, angle: c.angle, edge: e,
+				flatness: 1, sizeRatio: e / est, weak: true,
+			})
+		}
+	}
+	return out
 }

@@ -161,47 +161,60 @@ const minFrameDice = 3
 // when known).
 const minFramePipRel = 0.55
 
+// checkRec is what the check kept of one value for framePipCheck: the
+// layout offset it measured (0: none) and whether the candidate was weak.
+type checkRec struct {
+	off  float64
+	weak bool
+}
+
 // framePipCheck withholds the values whose layout is much smaller than
 // the other dice's in the frame: the pips of one set of dice sit at one
 // offset from their faces' centres, and a layout of half that offset is a
-// corner and the centre pip of a larger face (see check). offs[i] is the
-// layout offset check measured for dets[i] (0: none). It marks the
-// values it withheld in withheld.
-func (r *Reader) framePipCheck(dets []Detection, offs []float64, withheld []bool) {
+// corner and the centre pip of a larger face (see check). It finds each
+// value's layout offset in r.checked, and drops a weak candidate whose
+// value it withholds (as ReadRegion does). It returns dets, shortened.
+func (r *Reader) framePipCheck(dets []Detection) []Detection {
 	if checkOff {
-		return
+		return dets
 	}
 	rel := make([]float64, len(dets))
 	var ms []float64
 	for i, d := range dets {
-		if d.Value < 2 || offs[i] <= 0 {
+		rec := r.checked[[2]float64{d.CX, d.CY}]
+		if d.Value < 2 || rec.off <= 0 {
 			continue
 		}
-		rel[i] = offs[i]
+		rel[i] = rec.off
 		if e := r.expectedAt(d.CX, d.CY); e > 0 {
-			rel[i] = offs[i] / e
+			rel[i] = rec.off / e
 		}
 		ms = append(ms, rel[i])
 	}
 	if len(ms) < minFrameDice {
-		return
+		return dets
 	}
 	sort.Float64s(ms)
 	med := (ms[(len(ms)-1)/2] + ms[len(ms)/2]) / 2
-	for i := range dets {
-		if rel[i] <= 0 {
-			continue
+	kept := dets[:0]
+	for i, d := range dets {
+		if rel[i] > 0 {
+			rec := r.checked[[2]float64{d.CX, d.CY}]
+			ci := checkInfo{pipOff: rec.off, pipRel: rel[i] / med, reason: "frame: ok"}
+			if rel[i] < minFramePipRel*med {
+				ci.reason = "layout smaller than the frame's dice'"
+				d.Value = 0
+			}
+			if checkTrace != nil {
+				checkTrace(&d, ci)
+			}
+			if d.Value == 0 && rec.weak {
+				continue
+			}
 		}
-		ci := checkInfo{pipOff: offs[i], pipRel: rel[i] / med, reason: "frame: ok"}
-		if rel[i] < minFramePipRel*med {
-			ci.reason = "layout smaller than the frame's dice'"
-			dets[i].Value = 0
-			withheld[i] = true
-		}
-		if checkTrace != nil {
-			checkTrace(&dets[i], ci)
-		}
+		kept = append(kept, d)
 	}
+	return kept
 }
 
 // checkInfo is what the consistency check measured on one accepted value.

@@ -1,0 +1,190 @@
+package vision
+
+import "math"
+
+// silhouette finds the die's outline around the candidate at full
+// resolution and returns the rectangle that bounds it most tightly, for a
+// face rectangle better than the segmentation's (found at about 18 px a
+// die, so a few pixels and degrees off at full size). The die is the
+// pixels that differ from the floor's colour (the median colour of the
+// region's corners, outside any die of the candidate's size centred
+// there) by more than an Otsu threshold, connected to the candidate's
+// centre. It reports false when the outline is not a die's alone: it
+// reaches the region's border (a touching die, a wall), it fills its
+// rectangle poorly, or its rectangle is far from the candidate's size or
+// far from square.
+func (s *faceScratch) silhouette(fr bgrImage, c candidate) (candidate, bool) {
+	e := max(c.w, c.h)
+	rad := 0.8*e + 2
+	x0, y0 := int(math.Floor(c.cx-rad)), int(math.Floor(c.cy-rad))
+	x1, y1 := int(math.Ceil(c.cx+rad)), int(math.Ceil(c.cy+rad))
+	if x0 < 0 || y0 < 0 || x1 > fr.w || y1 > fr.h {
+		return c, false
+	}
+	w, h := x1-x0, y1-y0
+	n := w * h
+	if cap(s.silD) < n {
+		s.silD = make([]int32, n)
+		s.silL = make([]bool, n)
+	}
+	dist, in := s.silD[:n], s.silL[:n]
+	// The floor: per-channel median of the pixels farther than 0.72 of
+	// an edge from the centre (beyond a die's corners at any turn).
+	var hist [3][256]int
+	cnt := 0
+	r2 := (0.72 * e) * (0.72 * e)
+	for y := y0; y < y1; y++ {
+		dy := float64(y) + 0.5 - c.cy
+		for x := x0; x < x1; x++ {
+			dx := float64(x) + 0.5 - c.cx
+			if dx*dx+dy*dy < r2 {
+				continue
+			}
+			p := fr.pix[(y*fr.w+x)*3:][:3]
+			hist[0][p[0]]++
+			hist[1][p[1]]++
+			hist[2][p[2]]++
+			cnt++
+		}
+	}
+	if cnt < 20 {
+		return c, false
+	}
+	var bg [3]int32
+	for ch := range bg {
+		bg[ch] = int32(percentile(hist[ch][:], cnt, 0.5))
+	}
+	var dh [766]int
+	for y := y0; y < y1; y++ {
+		for x := x0; x < x1; x++ {
+			p := fr.pix[(y*fr.w+x)*3:][:3]
+			d := abs32(int32(p[0])-bg[0]) + abs32(int32(p[1])-bg[1]) + abs32(int32(p[2])-bg[2])
+			dist[(y-y0)*w+x-x0] = d
+			dh[d]++
+		}
+	}
+	thr := int32(max(otsu(dh[:], n), silMinContrast))
+	// The outline's pixels connected to those near the centre.
+	for i := range in {
+		in[i] = false
+	}
+	s.stack = s.stack[:0]
+	seedR := 0.2 * e
+	for y := int(c.cy - seedR); y <= int(c.cy+seedR); y++ {
+		for x := int(c.cx - seedR); x <= int(c.cx+seedR); x++ {
+			i := (y-y0)*w + x - x0
+			if dist[i] > thr && !in[i] {
+				in[i] = true
+				s.stack = append(s.stack, i)
+			}
+		}
+	}
+	area := 0
+	for len(s.stack) > 0 {
+		i := s.stack[len(s.stack)-1]
+		s.stack = s.stack[:len(s.stack)-1]
+		px, py := i%w, i/w
+		if px == 0 || py == 0 || px == w-1 || py == h-1 {
+			return c, false // reaches the border: not this die's alone
+		}
+		area++
+		for _, j := range [4]int{i - 1, i + 1, i - w, i + w} {
+			if !in[j] && dist[j] > thr {
+				in[j] = true
+				s.stack = append(s.stack, j)
+			}
+		}
+	}
+	if area < 20 {
+		return c, false
+	}
+	// The outline's edge pixels (a 4-neighbour outside it): the extremes
+	// of any projection are among them.
+	pts := s.silP[:0]
+	defer func() { s.silP = pts[:0] }()
+	for y := 1; y < h-1; y++ {
+		for x := 1; x < w-1; x++ {
+			i := y*w + x
+			if in[i] && (!in[i-1] || !in[i+1] || !in[i-w] || !in[i+w]) {
+				pts = append(pts, [2]float64{float64(x+x0) + 0.5, float64(y+y0) + 0.5})
+			}
+		}
+	}
+	// The tightest rectangle, turn by turn (one degree).
+	best := candidate{w: math.Inf(1), h: 1}
+	for deg := 0; deg < 90; deg++ {
+		a := float64(deg) * math.Pi / 180
+		co, si := math.Cos(a), math.Sin(a)
+		u0, u1, v0, v1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+		for _, p := range pts {
+			u := p[0]*co + p[1]*si
+			v := -p[0]*si + p[1]*co
+			u0, u1 = min(u0, u), max(u1, u)
+			v0, v1 = min(v0, v), max(v1, v)
+		}
+		pad := math.Abs(co) + math.Abs(si)
+		cw, ch := u1-u0+pad, v1-v0+pad
+		if cw*ch < best.w*best.h {
+			uc, vc := (u0+u1)/2, (v0+v1)/2
+			best = candidate{cx: uc*co - vc*si, cy: uc*si + vc*co, w: cw, h: ch, angle: a}
+		}
+	}
+	// The outline with its holes (pips the floor's colour) filled: the
+	// pixels the floor does not reach from the region's border. A die
+	// seen from above fills its rectangle but for rounded corners; an
+	// outline with a shadow's wedge or a neighbour's corner attached
+	// fills it less. (A cube seen at a slant, a hexagon, fills 0.75 when
+	// regular: this does not tell it from a face.)
+	s.stack = s.stack[:0]
+	for i := range in {
+		px, py := i%w, i/w
+		if (px == 0 || py == 0 || px == w-1 || py == h-1) && !in[i] {
+			in[i] = true
+			s.stack = append(s.stack, i)
+		}
+	}
+	reached := len(s.stack)
+	for len(s.stack) > 0 {
+		i := s.stack[len(s.stack)-1]
+		s.stack = s.stack[:len(s.stack)-1]
+		px := i % w
+		for _, j := range [4]int{i - 1, i + 1, i - w, i + w} {
+			if (j == i-1 && px == 0) || (j == i+1 && px == w-1) || j < 0 || j >= n {
+				continue
+			}
+			if !in[j] {
+				in[j] = true
+				reached++
+				s.stack = append(s.stack, j)
+			}
+		}
+	}
+	if float64(n-reached) < silMinFill*best.w*best.h {
+		return c, false
+	}
+	edge := (best.w + best.h) / 2
+	if min(best.w, best.h) < silMinSquare*max(best.w, best.h) || edge < 0.7*c.edge || edge > 1.4*c.edge {
+		return c, false
+	}
+	out := c
+	out.cx, out.cy, out.w, out.h, out.edge = best.cx, best.cy, best.w, best.h, edge
+	// The candidate's angle modulo a quarter turn, nearest the outline's.
+	out.angle = c.angle + math.Remainder(best.angle-c.angle, math.Pi/2)
+	return out, true
+}
+
+// silMinContrast is the least colour distance from the floor (sum of
+// three channels) a die's outline pixel must have.
+const silMinContrast = 45
+
+// silMinFill is the least share of its rectangle an outline, holes
+// filled, must cover: a die seen from above covers about 0.75 to 0.9 of
+// it on byler_d6 (rounded corners, soft edges); one with a shadow's
+// wedge or a neighbour's corner attached covers less. On matteo_webcam
+// it kept out an outline of 0.70 (a large die with its sides) whose
+// turn gave a wrong value.
+const silMinFill = 0.72
+
+// silMinSquare is the least short-over-long side of an outline's
+// rectangle taken as a face.
+const silMinSquare = 0.85
