@@ -168,7 +168,8 @@ type checkRec struct {
 	weak bool
 }
 
-// framePipCheck withholds the values whose layout is much smaller than
+// framePipCheck caps the confidence of the values of dice not flat, and
+// withholds the values whose layout is much smaller than
 // the other dice's in the frame: the pips of one set of dice sit at one
 // offset from their faces' centres, and a layout of half that offset is a
 // corner and the centre pip of a larger face (see check). It finds each
@@ -177,6 +178,13 @@ type checkRec struct {
 func (r *Reader) framePipCheck(dets []Detection) []Detection {
 	if checkOff {
 		return dets
+	}
+	for i := range dets {
+		// The not-flat cap (see check), on the dice's last flatness
+		// (a region's may stand in for a face read in it).
+		if d := &dets[i]; d.Value > 0 && !d.Flat && d.Confidence > notFlatMaxConf {
+			d.Confidence = notFlatMaxConf
+		}
 	}
 	rel := make([]float64, len(dets))
 	var ms []float64
@@ -240,9 +248,9 @@ var (
 )
 
 // check looks at an accepted value against what the reader knows of the
-// die: its size when the expected die edge is known, and its flatness.
-// It withholds the value (returns false) when the evidence is
-// inconsistent, and caps the confidence of a die that is not flat.
+// die: its size when the expected die edge is known, and its pips'
+// colours. It withholds the value (returns false) when the evidence is
+// inconsistent. (framePipCheck caps the confidence of a die not flat.)
 func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
 	if checkOff {
 		return true
@@ -266,9 +274,6 @@ func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
 		ci.reason = "layout smaller than the die's"
 	case ci.colSpread > maxColSpread:
 		ci.reason = "pips of different colours"
-	case !d.Flat && d.Confidence > notFlatMaxConf:
-		// Not withheld: only less sure.
-		d.Confidence = notFlatMaxConf
 	}
 	if checkTrace != nil {
 		checkTrace(d, ci)
