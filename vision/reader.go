@@ -42,6 +42,10 @@ const (
 	DefaultMinFlatness   = 0.8
 )
 
+// readTrace, when set (tests), is called with every detection kept and
+// the pip reader's conclusions behind it, before size evidence and sorting.
+var readTrace func(d *Detection, fv faceValue, shrunk bool)
+
 // ErrNotImage is returned by ReadFile for a file that is not an image.
 var ErrNotImage = errors.New("vision: not an image")
 
@@ -73,16 +77,21 @@ type Reader struct {
 	gmask   gocv.Mat
 	gtmp    gocv.Mat
 
-	face      faceScratch
-	distBuf   []float32
-	cellBuf   []int32
-	colBuf    []int32
-	gradBuf   []uint8
-	colourBuf []int32
-	seen      []int32
-	runBuf    []uint16
-	ownBuf    []int32
-	looks     []look
+	face faceScratch
+	// checked: what the check measured on each value of a frame, by
+	// the detection's centre, for framePipCheck; lastPipOff: the
+	// layout offset the last check measured.
+	checked    map[[2]float64]checkRec
+	lastPipOff float64
+	distBuf    []float32
+	cellBuf    []int32
+	colBuf     []int32
+	gradBuf    []uint8
+	colourBuf  []int32
+	seen       []int32
+	runBuf     []uint16
+	ownBuf     []int32
+	looks      []look
 }
 
 // NewReader returns a Reader with the given options.
@@ -184,6 +193,10 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 	out := make([]Detection, 0, len(cands))
 	// Optical centre, in region pixels, assumed at the frame centre.
 	ocx, ocy := float64(img.Cols())/2-float64(roi.Min.X), float64(img.Rows())/2-float64(roi.Min.Y)
+	if r.checked == nil {
+		r.checked = map[[2]float64]checkRec{}
+	}
+	clear(r.checked)
 	// A region too long for one die (see pairEnds), with the index of
 	// its own detection in out (-1: none).
 	type long struct {
@@ -257,6 +270,7 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 		}
 		out = kept
 	}
+	out = r.framePipCheck(out)
 	r.sizeEvidence(out)
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Box.Min.Y != out[j].Box.Min.Y {
@@ -295,7 +309,8 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		d.PipBox = fv.pipBox.Add(roi.Min).Intersect(roi)
 	}
 	d.Confidence = fv.conf
-	if fv.value > 0 && fv.conf >= r.opts.MinConfidence && (!shrunk || fv.conf >= shrunkConfidence) && !r.veto(fr, fv, &d) {
+	r.lastPipOff = 0
+	if fv.value > 0 && fv.conf >= r.opts.MinConfidence && (!shrunk || fv.conf >= shrunkConfidence) && !r.veto(fr, fv, &d) && r.check(fr, fv, &d) {
 		d.Value = fv.value
 	} else if c.weak {
 		return d, false
@@ -306,6 +321,10 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		if fb, ok := faceAroundPips(fr, blob, fv.pipBox, c.edge); ok {
 			d.Box = fb.Add(roi.Min).Intersect(roi)
 		}
+		r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: r.lastPipOff, weak: c.weak}
+	}
+	if readTrace != nil {
+		readTrace(&d, fv, shrunk)
 	}
 	return d, true
 }

@@ -67,6 +67,7 @@ func TestVetoDump(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		coverByStacked(tr.Dice)
 		for _, mode := range []string{"cal", "plain"} {
 			r := plain
 			if mode == "cal" {

@@ -1,0 +1,180 @@
+package vision
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gocv.io/x/gocv"
+
+	"github.com/dicewatch/dicewatch/vision/scene"
+)
+
+// DICEWATCH_CHECK_LOG (any value) prints what the consistency check
+// measured on every value it looked at.
+//
+// DICEWATCH_NO_CHECK (any value) turns the consistency check off in every
+// test, for before-and-after figures.
+func init() {
+	checkOff = os.Getenv("DICEWATCH_NO_CHECK") != ""
+	if os.Getenv("DICEWATCH_CHECK_LOG") != "" {
+		checkTrace = func(d *Detection, ci checkInfo) {
+			fmt.Fprintf(os.Stderr, "CHECK\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%.3f\n", d.CX, d.CY, d.Confidence, ci.sizeRel, ci.pipRel, ci.colSpread, ci.reason, ci.pipOff)
+		}
+	}
+}
+
+// TestStillWrongDump writes every wrong value the reader gives on the
+// stills DICEWATCH_STILL_FIRST.. (DICEWATCH_STILLS of them), in both read
+// modes, to the directory DICEWATCH_WRONG_DUMP: one tab-separated line per
+// wrong value in wrong.tsv (the scene, the die's truth, the read, what the
+// pip reader's cues said, and how the detection sits on the true dice) and
+// a crop of the die, four times larger, with the true top face (green),
+// its hull (dark green) and the detection's box (red). It is a tuning
+// tool: skipped without that variable.
+func TestStillWrongDump(t *testing.T) {
+	dir := os.Getenv("DICEWATCH_WRONG_DUMP")
+	if dir == "" {
+		t.Skip("DICEWATCH_WRONG_DUMP not set")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(dir, "wrong.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fmt.Fprintln(f, "seed\tmode\tdie\tgroup\tstyle\tbg\ttilt\tedgePx\ttruth\tread\tconf\tflatness\tsizeRatio\tdetEdge/edge\t"+
+		"blobs\tlv\tlscore\ttmpl\tncc\tjunk\tsq\tshrunk\tiouTop\tiouHull\tothersInBox\ttouching\tchips\twall\tflags\tcrop")
+	type key struct{ x, y float64 }
+	type trace struct {
+		fv     faceValue
+		shrunk bool
+	}
+	seen := map[key]trace{}
+	readTrace = func(d *Detection, fv faceValue, shrunk bool) { seen[key{d.CX, d.CY}] = trace{fv, shrunk} }
+	defer func() { readTrace = nil }()
+	checks := map[key]checkInfo{}
+	frames := map[key]checkInfo{}
+	checkTrace = func(d *Detection, ci checkInfo) {
+		if strings.Contains(ci.reason, "frame") {
+			frames[key{d.CX, d.CY}] = ci
+			return
+		}
+		checks[key{d.CX, d.CY}] = ci
+	}
+	defer func() { checkTrace = nil }()
+	// Every value given, right or wrong, with the check's measures.
+	all, err := os.Create(filepath.Join(dir, "all.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer all.Close()
+	fmt.Fprintln(all, "seed\tmode\tdie\tgroup\tstyle\tbg\ttilt\ttruth\tread\tconf\tflatness\tsizeRel\tpipRel\treason\tfinal\tcolSpread\tpipOff\tframeRel\tframeReason")
+	plain := NewReader(ReaderOptions{})
+	defer plain.Close()
+	cal := NewReader(ReaderOptions{DiePx: 1})
+	defer cal.Close()
+	n := stillCount(t, defaultStills)
+	first := stillFirst(t)
+	nWrong, nConf := 0, 0
+	for seed := first; seed < first+int64(n); seed++ {
+		img, tr, err := scene.Still(seed, scene.StillOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		coverByStacked(tr.Dice)
+		for _, mode := range []string{"cal", "plain"} {
+			r := plain
+			if mode == "cal" {
+				cal.opts.DiePx = tr.EdgePx
+				r = cal
+			}
+			clear(seen)
+			clear(checks)
+			clear(frames)
+			dets, err := r.Read(img)
+			if err != nil {
+				img.Close()
+				t.Fatal(err)
+			}
+			for _, p := range matchStill(tr.Dice, dets) {
+				g, d := tr.Dice[p[0]], dets[p[1]]
+				if ci, ok := checks[key{d.CX, d.CY}]; ok {
+					fmt.Fprintf(all, "%d\t%s\t%d\t%s\t%s\t%s\t%.1f\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%d\t%.3f\t%.3f\t%.3f\t%q\n",
+						seed, mode, p[0], stillGroup(g), g.Style, tr.Background, tr.CameraTiltDeg, g.Value, seen[key{d.CX, d.CY}].fv.value, d.Confidence,
+						d.Flatness, ci.sizeRel, ci.pipRel, ci.reason, d.Value, ci.colSpread, ci.pipOff, frames[key{d.CX, d.CY}].pipRel, frames[key{d.CX, d.CY}].reason)
+				}
+				if d.Value == 0 || d.Value == g.Value {
+					continue
+				}
+				nWrong++
+				if d.Confidence >= 0.9 {
+					nConf++
+				}
+				tc := seen[key{d.CX, d.CY}]
+				fv := tc.fv
+				top := boxF(g.Box)
+				hull := boxF(g.Hull)
+				// Other true dice whose top face lies a quarter or more
+				// inside the detection's box.
+				others := 0
+				for i, o := range tr.Dice {
+					if i == p[0] {
+						continue
+					}
+					ob := image.Rect(o.Box[0], o.Box[1], o.Box[2], o.Box[3])
+					in := ob.Intersect(d.Box)
+					if a := ob.Dx() * ob.Dy(); a > 0 && 4*in.Dx()*in.Dy() >= a {
+						others++
+					}
+				}
+				crop := fmt.Sprintf("%d_%s_%d.png", seed, mode, p[0])
+				writeWrongCrop(filepath.Join(dir, crop), img, g, d)
+				flags := fmt.Sprintf("onDie=%d occl=%.2f blur=%v tiltDie=%.1f trueSR=%.2f", g.OnDie, g.Occluded, g.MotionBlur, g.TiltDeg, g.SizeRatio)
+				fmt.Fprintf(f, "%d\t%s\t%d\t%s\t%s\t%s\t%.1f\t%.1f\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.2f\t%d\t%d\t%.2f\t%d\t%.2f\t%v\t%v\t%v\t%.2f\t%.2f\t%d\t%v\t%v\t%v\t%s\t%s\n",
+					seed, mode, p[0], stillGroup(g), g.Style, tr.Background, tr.CameraTiltDeg, tr.EdgePx, g.Value, d.Value, d.Confidence,
+					d.Flatness, d.SizeRatio, d.EdgePx/tr.EdgePx, fv.blobs, fv.lv, fv.lscore, fv.tmpl, fv.nccScore, fv.junk, fv.sq, tc.shrunk,
+					iou(top, d.Box), iou(hull, d.Box), others, g.Touching, g.TouchesChips, g.AgainstWall, flags, crop)
+			}
+		}
+		img.Close()
+	}
+	t.Logf("%d stills from %d: %d wrong values, %d of them confident (>= 0.9), written to %s", n, first, nWrong, nConf, dir)
+}
+
+func boxF(b [4]int) [4]float64 {
+	return [4]float64{float64(b[0]), float64(b[1]), float64(b[2]), float64(b[3])}
+}
+
+// writeWrongCrop writes the neighbourhood of a true die and its detection,
+// four times larger, with the boxes drawn.
+func writeWrongCrop(path string, img gocv.Mat, g scene.StillDie, d Detection) {
+	r := image.Rect(g.Hull[0], g.Hull[1], g.Hull[2], g.Hull[3]).Union(d.Box)
+	m := int(math.Max(float64(r.Dx()), float64(r.Dy())) / 2)
+	r = image.Rect(r.Min.X-m, r.Min.Y-m, r.Max.X+m, r.Max.Y+m).Intersect(image.Rect(0, 0, img.Cols(), img.Rows()))
+	if r.Empty() {
+		return
+	}
+	sub := img.Region(r)
+	defer sub.Close()
+	big := gocv.NewMat()
+	defer big.Close()
+	const k = 4
+	gocv.Resize(sub, &big, image.Pt(r.Dx()*k, r.Dy()*k), 0, 0, gocv.InterpolationNearestNeighbor)
+	sc := func(b image.Rectangle) image.Rectangle {
+		return image.Rect((b.Min.X-r.Min.X)*k, (b.Min.Y-r.Min.Y)*k, (b.Max.X-r.Min.X)*k, (b.Max.Y-r.Min.Y)*k)
+	}
+	gocv.Rectangle(&big, sc(image.Rect(g.Hull[0], g.Hull[1], g.Hull[2], g.Hull[3])), color.RGBA{0, 120, 0, 0}, 1)
+	gocv.Rectangle(&big, sc(image.Rect(g.Box[0], g.Box[1], g.Box[2], g.Box[3])), color.RGBA{0, 255, 0, 0}, 1)
+	gocv.Rectangle(&big, sc(d.Box), color.RGBA{255, 0, 0, 0}, 1)
+	gocv.PutText(&big, strconv.Itoa(d.Value)+"/"+strconv.Itoa(g.Value), image.Pt(2, 14), gocv.FontHersheyPlain, 1.1, color.RGBA{255, 0, 0, 0}, 1)
+	gocv.IMWrite(path, big)
+}
