@@ -623,17 +623,33 @@ func findCores(lab []int32, dist []float32, w int, bb image.Rectangle, id int32,
 // rectOf is the minimum-area rectangle (to 2 degrees) around the pixel
 // centres of pts, each pixel counted as a unit square.
 func rectOf(pts []image.Point) candidate {
+	// Along a row, both projections change monotonically with x (and so
+	// does their rounding): a row's extremes in any direction are among
+	// its leftmost and rightmost pixels. Only those are projected.
+	var buf [2 * rectRows][2]float64
+	ext := rowExtremes(pts, buf[:0])
 	best := candidate{w: math.Inf(1), h: 1}
 	for deg := 0; deg < 90; deg += 2 {
 		a := float64(deg) * math.Pi / 180
 		co, si := rectOfCos[deg/2], rectOfSin[deg/2]
 		u0, u1, v0, v1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-		for _, p := range pts {
-			x, y := float64(p.X)+0.5, float64(p.Y)+0.5
-			u := x*co + y*si
-			v := -x*si + y*co
-			u0, u1 = min(u0, u), max(u1, u)
-			v0, v1 = min(v0, v), max(v1, v)
+		for _, p := range ext {
+			u := p[0]*co + p[1]*si
+			v := -p[0]*si + p[1]*co
+			// Finite values: the same as min and max, without their
+			// NaN checks.
+			if u < u0 {
+				u0 = u
+			}
+			if u > u1 {
+				u1 = u
+			}
+			if v < v0 {
+				v0 = v
+			}
+			if v > v1 {
+				v1 = v
+			}
 		}
 		// A pixel square projects to up to |cos|+|sin| wide.
 		pad := math.Abs(co) + math.Abs(si)
@@ -644,6 +660,48 @@ func rectOf(pts []image.Point) candidate {
 		}
 	}
 	return best
+}
+
+// rectRows is the most rows rowExtremes reduces on the stack.
+const rectRows = 256
+
+// rowExtremes appends to out the centres of the leftmost and rightmost
+// pixel of each row of pts (all of pts when they span more than rectRows
+// rows).
+func rowExtremes(pts []image.Point, out [][2]float64) [][2]float64 {
+	if len(pts) == 0 {
+		return out
+	}
+	y0, y1 := pts[0].Y, pts[0].Y
+	for _, p := range pts {
+		y0, y1 = min(y0, p.Y), max(y1, p.Y)
+	}
+	if y1-y0 >= rectRows {
+		for _, p := range pts {
+			out = append(out, [2]float64{float64(p.X) + 0.5, float64(p.Y) + 0.5})
+		}
+		return out
+	}
+	var lo, hi [rectRows]int
+	rows := y1 - y0 + 1
+	for i := 0; i < rows; i++ {
+		lo[i], hi[i] = math.MaxInt, math.MinInt
+	}
+	for _, p := range pts {
+		i := p.Y - y0
+		lo[i], hi[i] = min(lo[i], p.X), max(hi[i], p.X)
+	}
+	for i := 0; i < rows; i++ {
+		if lo[i] > hi[i] {
+			continue
+		}
+		y := float64(y0+i) + 0.5
+		out = append(out, [2]float64{float64(lo[i]) + 0.5, y})
+		if hi[i] != lo[i] {
+			out = append(out, [2]float64{float64(hi[i]) + 0.5, y})
+		}
+	}
+	return out
 }
 
 // rectOfCos and rectOfSin hold rectOf's angles' cosines and sines.

@@ -98,29 +98,54 @@ func (s *faceScratch) silhouette(fr bgrImage, c candidate) (candidate, bool) {
 	if area < 20 {
 		return c, false
 	}
-	// The outline's edge pixels (a 4-neighbour outside it): the extremes
-	// of any projection are among them.
+	// The outline's leftmost and rightmost pixels on each row: along a
+	// row both projections below change monotonically with x (and so
+	// does their rounding), so the extremes of any projection are among
+	// them. (The outline never reaches the region's border.)
 	pts := s.silP[:0]
 	defer func() { s.silP = pts[:0] }()
 	for y := 1; y < h-1; y++ {
-		for x := 1; x < w-1; x++ {
-			i := y*w + x
-			if in[i] && (!in[i-1] || !in[i+1] || !in[i-w] || !in[i+w]) {
-				pts = append(pts, [2]float64{float64(x+x0) + 0.5, float64(y+y0) + 0.5})
-			}
+		row := in[y*w:][:w]
+		lo := 1
+		for lo < w-1 && !row[lo] {
+			lo++
+		}
+		if lo == w-1 {
+			continue
+		}
+		hi := w - 2
+		for !row[hi] {
+			hi--
+		}
+		py := float64(y+y0) + 0.5
+		pts = append(pts, [2]float64{float64(lo+x0) + 0.5, py})
+		if hi != lo {
+			pts = append(pts, [2]float64{float64(hi+x0) + 0.5, py})
 		}
 	}
 	// The tightest rectangle, turn by turn (one degree).
 	best := candidate{w: math.Inf(1), h: 1}
 	for deg := 0; deg < 90; deg++ {
 		a := float64(deg) * math.Pi / 180
-		co, si := math.Cos(a), math.Sin(a)
+		co, si := silCos[deg], silSin[deg]
 		u0, u1, v0, v1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 		for _, p := range pts {
 			u := p[0]*co + p[1]*si
 			v := -p[0]*si + p[1]*co
-			u0, u1 = min(u0, u), max(u1, u)
-			v0, v1 = min(v0, v), max(v1, v)
+			// Finite values: the same as min and max, without their
+			// NaN checks.
+			if u < u0 {
+				u0 = u
+			}
+			if u > u1 {
+				u1 = u
+			}
+			if v < v0 {
+				v0 = v
+			}
+			if v > v1 {
+				v1 = v
+			}
 		}
 		pad := math.Abs(co) + math.Abs(si)
 		cw, ch := u1-u0+pad, v1-v0+pad
@@ -136,12 +161,19 @@ func (s *faceScratch) silhouette(fr bgrImage, c candidate) (candidate, bool) {
 	// fills it less. (A cube seen at a slant, a hexagon, fills 0.75 when
 	// regular: this does not tell it from a face.)
 	s.stack = s.stack[:0]
-	for i := range in {
-		px, py := i%w, i/w
-		if (px == 0 || py == 0 || px == w-1 || py == h-1) && !in[i] {
+	border := func(i int) {
+		if !in[i] {
 			in[i] = true
 			s.stack = append(s.stack, i)
 		}
+	}
+	for x := 0; x < w; x++ {
+		border(x)
+		border((h-1)*w + x)
+	}
+	for y := 1; y < h-1; y++ {
+		border(y * w)
+		border(y*w + w - 1)
 	}
 	reached := len(s.stack)
 	for len(s.stack) > 0 {
@@ -172,6 +204,15 @@ func (s *faceScratch) silhouette(fr bgrImage, c candidate) (candidate, bool) {
 	out.angle = c.angle + math.Remainder(best.angle-c.angle, math.Pi/2)
 	return out, true
 }
+
+// silCos and silSin hold silhouette's angles' cosines and sines.
+var silCos, silSin = func() (c, s [90]float64) {
+	for deg := range c {
+		a := float64(deg) * math.Pi / 180
+		c[deg], s[deg] = math.Cos(a), math.Sin(a)
+	}
+	return c, s
+}()
 
 // silMinContrast is the least colour distance from the floor (sum of
 // three channels) a die's outline pixel must have.
