@@ -858,57 +858,96 @@ func abs32(v int32) int32 {
 // to the nearest pixel outside it (a 3-4 chamfer approximation of the
 // Euclidean distance, in pixels).
 func chamfer(lab []int32, dist []float32, w int, bb image.Rectangle, id int32) {
-	const big = 1 << 20
 	x0, x1, y0, y1 := bb.Min.X, bb.Max.X, bb.Min.Y, bb.Max.Y
+	bw := x1 - x0
+	if bw <= 0 || y1 <= y0 {
+		return
+	}
 	// Pixels outside bb count as 0. All values are small integers, exact
-	// in float32, and a min does not depend on its order.
+	// in float32, and a min does not depend on its order; they stay far
+	// below any cap, and are never NaN or negative, so plain comparisons
+	// give what min does.
 	for y := y0; y < y1; y++ {
-		o := y * w
-		for x := x0; x < x1; x++ {
-			if lab[o+x] != id {
-				dist[o+x] = 0
+		lr, dr := lab[y*w+x0:][:bw], dist[y*w+x0:][:bw]
+		if y == y0 {
+			// Every neighbour above is outside: 3 at most, and at
+			// least 3 as the left one is never negative.
+			for x, l := range lr {
+				dr[x] = 0
+				if l == id {
+					dr[x] = 3
+				}
+			}
+			continue
+		}
+		up := dist[(y-1)*w+x0:][:bw]
+		for x, l := range lr {
+			if l != id {
+				dr[x] = 0
 				continue
 			}
-			var l, u, ul, ur float32
-			if x > x0 {
-				l = dist[o+x-1]
+			v := up[x] + 3
+			var ur float32
+			if x+1 < bw {
+				ur = up[x+1]
 			}
-			if y > y0 {
-				u = dist[o-w+x]
-				if x > x0 {
-					ul = dist[o-w+x-1]
-				}
-				if x+1 < x1 {
-					ur = dist[o-w+x+1]
-				}
+			if d := ur + 4; d < v {
+				v = d
 			}
-			dist[o+x] = min(float32(big), l+3, u+3, ul+4, ur+4)
+			var lf, ul float32
+			if x > 0 {
+				lf, ul = dr[x-1], up[x-1]
+			}
+			if d := lf + 3; d < v {
+				v = d
+			}
+			if d := ul + 4; d < v {
+				v = d
+			}
+			dr[x] = v
 		}
 	}
 	for y := y1 - 1; y >= y0; y-- {
-		o := y * w
-		for x := x1 - 1; x >= x0; x-- {
-			if lab[o+x] != id {
+		lr, dr := lab[y*w+x0:][:bw], dist[y*w+x0:][:bw]
+		var dn []float32
+		if y+1 < y1 {
+			dn = dist[(y+1)*w+x0:][:bw]
+		}
+		for x := bw - 1; x >= 0; x-- {
+			if lr[x] != id {
 				continue
 			}
-			var r, d, dr, dl float32
-			if x+1 < x1 {
-				r = dist[o+x+1]
+			v := dr[x]
+			var rt, d, dr1, dl float32
+			if x+1 < bw {
+				rt = dr[x+1]
 			}
-			if y+1 < y1 {
-				d = dist[o+w+x]
-				if x+1 < x1 {
-					dr = dist[o+w+x+1]
+			if dn != nil {
+				d = dn[x]
+				if x+1 < bw {
+					dr1 = dn[x+1]
 				}
-				if x > x0 {
-					dl = dist[o+w+x-1]
+				if x > 0 {
+					dl = dn[x-1]
 				}
 			}
-			dist[o+x] = min(dist[o+x], r+3, d+3, dr+4, dl+4)
+			if e := rt + 3; e < v {
+				v = e
+			}
+			if e := d + 3; e < v {
+				v = e
+			}
+			if e := dr1 + 4; e < v {
+				v = e
+			}
+			if e := dl + 4; e < v {
+				v = e
+			}
+			dr[x] = v
 		}
 	}
 	for y := y0; y < y1; y++ {
-		row := dist[y*w+x0 : y*w+x1]
+		row := dist[y*w+x0:][:bw]
 		for i := range row {
 			row[i] /= 3
 		}
