@@ -561,8 +561,9 @@ func stripRuns(lab []int32, w int, bb image.Rectangle, id int32, minRun, thick i
 	}
 }
 
-// findCores returns the pixel lists of the connected parts of component id
-// (inside bb) whose distance to the background is at least t.
+// findCores returns the outline pixels of the connected parts of
+// component id (inside bb) whose distance to the background is at least
+// t (only the outline matters for the enclosing rectangle).
 func findCores(lab []int32, dist []float32, w int, bb image.Rectangle, id int32, t float32, seen *[]int32) [][]image.Point {
 	bw, bh := bb.Dx(), bb.Dy()
 	if cap(*seen) < bw*bh {
@@ -572,46 +573,67 @@ func findCores(lab []int32, dist []float32, w int, bb image.Rectangle, id int32,
 	for i := range s {
 		s[i] = 0
 	}
-	var cores [][]image.Point
-	var stack []image.Point
-	in := func(x, y int) bool {
-		return x >= bb.Min.X && y >= bb.Min.Y && x < bb.Max.X && y < bb.Max.Y &&
-			lab[y*w+x] == id && dist[y*w+x] >= t && s[(y-bb.Min.Y)*bw+x-bb.Min.X] == 0
+	// Pixels in bb's own coordinates; deep tells a pixel of the part.
+	deep := func(x, y int) bool {
+		i := (y+bb.Min.Y)*w + x + bb.Min.X
+		return lab[i] == id && dist[i] >= t
 	}
-	for y := bb.Min.Y; y < bb.Max.Y; y++ {
-		for x := bb.Min.X; x < bb.Max.X; x++ {
-			if lab[y*w+x] != id || dist[y*w+x] < t || !in(x, y) {
+	var cores [][]image.Point
+	// Pixels as x | y<<16 (bb is far smaller than 65536 a side).
+	var stack, pts []uint32
+	for y := 0; y < bh; y++ {
+		for x := 0; x < bw; x++ {
+			if s[y*bw+x] != 0 || !deep(x, y) {
 				continue
 			}
-			var pts []image.Point
-			s[(y-bb.Min.Y)*bw+x-bb.Min.X] = 1
-			stack = append(stack[:0], image.Pt(x, y))
+			s[y*bw+x] = 1
+			stack = append(stack[:0], uint32(x|y<<16))
+			pts = pts[:0]
 			for len(stack) > 0 {
 				p := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
 				pts = append(pts, p)
-				for _, q := range [4]image.Point{{p.X + 1, p.Y}, {p.X - 1, p.Y}, {p.X, p.Y + 1}, {p.X, p.Y - 1}} {
-					if in(q.X, q.Y) {
-						s[(q.Y-bb.Min.Y)*bw+q.X-bb.Min.X] = 1
-						stack = append(stack, q)
-					}
+				px, py := int(p&0xffff), int(p>>16)
+				i := py*bw + px
+				if px+1 < bw && s[i+1] == 0 && deep(px+1, py) {
+					s[i+1] = 1
+					stack = append(stack, p+1)
+				}
+				if px > 0 && s[i-1] == 0 && deep(px-1, py) {
+					s[i-1] = 1
+					stack = append(stack, p-1)
+				}
+				if py+1 < bh && s[i+bw] == 0 && deep(px, py+1) {
+					s[i+bw] = 1
+					stack = append(stack, p+1<<16)
+				}
+				if py > 0 && s[i-bw] == 0 && deep(px, py-1) {
+					s[i-bw] = 1
+					stack = append(stack, p-1<<16)
 				}
 			}
 			if len(pts) < 2 {
 				continue
 			}
-			// Only the outline matters for the enclosing rectangle.
-			edge := pts[:0]
+			// The part's outline: pixels with a 4-neighbour outside it
+			// (a neighbour seen belongs to this part: parts found
+			// before are not connected to it).
+			outer := func(p uint32) bool {
+				px, py := int(p&0xffff), int(p>>16)
+				i := py*bw + px
+				return px == 0 || py == 0 || px == bw-1 || py == bh-1 ||
+					s[i-1] == 0 || s[i+1] == 0 || s[i-bw] == 0 || s[i+bw] == 0
+			}
+			n := 0
 			for _, p := range pts {
-				inner := true
-				for _, q := range [4]image.Point{{p.X + 1, p.Y}, {p.X - 1, p.Y}, {p.X, p.Y + 1}, {p.X, p.Y - 1}} {
-					if !q.In(bb) || s[(q.Y-bb.Min.Y)*bw+q.X-bb.Min.X] == 0 {
-						inner = false
-						break
-					}
+				if outer(p) {
+					n++
 				}
-				if !inner {
-					edge = append(edge, p)
+			}
+			edge := make([]image.Point, 0, n)
+			for _, p := range pts {
+				if outer(p) {
+					edge = append(edge, image.Pt(int(p&0xffff)+bb.Min.X, int(p>>16)+bb.Min.Y))
 				}
 			}
 			cores = append(cores, edge)
