@@ -1336,16 +1336,14 @@ func fillOpenOutlines(m *gocv.Mat, minArea, maxSide int) {
 	var fill [][]image.Point
 	for i := 0; i < cs.Size(); i++ {
 		pv := cs.At(i)
-		pts := pv.ToPoints()
-		bb := image.Rectangle{Min: pts[0], Max: pts[0]}
-		for _, p := range pts {
-			bb = bb.Union(image.Rectangle{Min: p, Max: p.Add(image.Pt(1, 1))})
-		}
+		// The box of the contour's pixels, in one call: most regions
+		// fail on it, and their points need not be fetched one by one.
+		bb := gocv.BoundingRect(pv)
 		long, short := max(bb.Dx(), bb.Dy()), min(bb.Dx(), bb.Dy())
 		if long > maxSide || 10*short < 7*long || short*short < minArea {
 			continue
 		}
-		hull := convexHull(pts)
+		hull := convexHull(pv.ToPoints())
 		ha := polyArea(hull)
 		if ha < float64(minArea) || gocv.ContourArea(pv) >= 0.5*ha {
 			continue
