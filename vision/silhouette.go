@@ -75,23 +75,26 @@ func (s *faceScratch) silhouette(fr bgrImage, c candidate) (candidate, bool) {
 			i := (y-y0)*w + x - x0
 			if dist[i] > thr && !in[i] {
 				in[i] = true
-				s.stack = append(s.stack, i)
+				s.stack = append(s.stack, x-x0|(y-y0)<<16)
 			}
 		}
 	}
+	// Stack entries hold a pixel as x | y<<16 (the region is far smaller
+	// than 65536 a side): no division to find its column.
 	area := 0
 	for len(s.stack) > 0 {
-		i := s.stack[len(s.stack)-1]
+		p := s.stack[len(s.stack)-1]
 		s.stack = s.stack[:len(s.stack)-1]
-		px, py := i%w, i/w
+		px, py := p&0xffff, p>>16
 		if px == 0 || py == 0 || px == w-1 || py == h-1 {
 			return c, false // reaches the border: not this die's alone
 		}
 		area++
-		for _, j := range [4]int{i - 1, i + 1, i - w, i + w} {
+		i := py*w + px
+		for k, j := range [4]int{i - 1, i + 1, i - w, i + w} {
 			if !in[j] && dist[j] > thr {
 				in[j] = true
-				s.stack = append(s.stack, j)
+				s.stack = append(s.stack, p+silStep[k])
 			}
 		}
 	}
@@ -160,36 +163,40 @@ func (s *faceScratch) silhouette(fr bgrImage, c candidate) (candidate, bool) {
 	// outline with a shadow's wedge or a neighbour's corner attached
 	// fills it less. (A cube seen at a slant, a hexagon, fills 0.75 when
 	// regular: this does not tell it from a face.)
-	s.stack = s.stack[:0]
-	border := func(i int) {
-		if !in[i] {
-			in[i] = true
-			s.stack = append(s.stack, i)
-		}
-	}
+	// The border is all floor (the outline does not reach it): it is
+	// reached, and its inner neighbours start the flood. Every pixel
+	// flooded is then inside the border, its four neighbours in the
+	// region.
 	for x := 0; x < w; x++ {
-		border(x)
-		border((h-1)*w + x)
+		in[x], in[n-w+x] = true, true
 	}
 	for y := 1; y < h-1; y++ {
-		border(y * w)
-		border(y*w + w - 1)
+		in[y*w], in[y*w+w-1] = true, true
 	}
-	reached := len(s.stack)
+	reached := 2*w + 2*(h-2)
+	s.stack = s.stack[:0]
+	reach := func(j int) {
+		if !in[j] {
+			in[j] = true
+			reached++
+			s.stack = append(s.stack, j)
+		}
+	}
+	for x := 1; x < w-1; x++ {
+		reach(w + x)
+		reach(n - 2*w + x)
+	}
+	for y := 1; y < h-1; y++ {
+		reach(y*w + 1)
+		reach(y*w + w - 2)
+	}
 	for len(s.stack) > 0 {
 		i := s.stack[len(s.stack)-1]
 		s.stack = s.stack[:len(s.stack)-1]
-		px := i % w
-		for _, j := range [4]int{i - 1, i + 1, i - w, i + w} {
-			if (j == i-1 && px == 0) || (j == i+1 && px == w-1) || j < 0 || j >= n {
-				continue
-			}
-			if !in[j] {
-				in[j] = true
-				reached++
-				s.stack = append(s.stack, j)
-			}
-		}
+		reach(i - 1)
+		reach(i + 1)
+		reach(i - w)
+		reach(i + w)
 	}
 	if float64(n-reached) < silMinFill*best.w*best.h {
 		return c, false
@@ -204,6 +211,10 @@ func (s *faceScratch) silhouette(fr bgrImage, c candidate) (candidate, bool) {
 	out.angle = c.angle + math.Remainder(best.angle-c.angle, math.Pi/2)
 	return out, true
 }
+
+// silStep is the change of a packed x | y<<16 pixel to its left, right,
+// upper and lower neighbour.
+var silStep = [4]int{-1, 1, -1 << 16, 1 << 16}
 
 // silCos and silSin hold silhouette's angles' cosines and sines.
 var silCos, silSin = func() (c, s [90]float64) {
