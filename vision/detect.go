@@ -1498,10 +1498,12 @@ func clusterParts(lab []int32, dist []float32, w int, bb image.Rectangle, id int
 	var seeds [][]image.Point
 	tag := int32(1)
 	for y := bb.Min.Y; y < bb.Max.Y; y++ {
-		for x := bb.Min.X; x < bb.Max.X; x++ {
-			p := image.Pt(x, y)
-			if lab[y*w+x] == id && o[at(p)] == 0 && dist[y*w+x] >= float32(t) {
-				work = append(work, region{flood(p, 0, tag, float32(t)), t})
+		// Row slices: the floods below tag o through the same memory.
+		lr, dr := lab[y*w+bb.Min.X:][:bw], dist[y*w+bb.Min.X:][:bw]
+		orow := o[(y-bb.Min.Y)*bw:][:bw]
+		for i, l := range lr {
+			if l == id && orow[i] == 0 && dr[i] >= float32(t) {
+				work = append(work, region{flood(image.Pt(bb.Min.X+i, y), 0, tag, float32(t)), t})
 				tag++
 			}
 		}
@@ -1578,19 +1580,19 @@ func clusterParts(lab []int32, dist []float32, w int, bb image.Rectangle, id int
 	}
 	outlines := make([][]image.Point, len(seeds))
 	areas := make([]int, len(seeds))
-	for y := bb.Min.Y; y < bb.Max.Y; y++ {
-		for x := bb.Min.X; x < bb.Max.X; x++ {
-			p := image.Pt(x, y)
-			k := o[at(p)]
+	for y := 0; y < bh; y++ {
+		orow := o[y*bw:][:bw]
+		for x, k := range orow {
 			if k <= 0 {
 				continue
 			}
 			areas[k-1]++
-			for _, n := range nb(p) {
-				if !n.In(bb) || o[at(n)] != k {
-					outlines[k-1] = append(outlines[k-1], p)
-					break
-				}
+			// A neighbour outside bb or of another part: an outline
+			// pixel.
+			i := y*bw + x
+			if x+1 == bw || x == 0 || y+1 == bh || y == 0 ||
+				o[i+1] != k || o[i-1] != k || o[i+bw] != k || o[i-bw] != k {
+				outlines[k-1] = append(outlines[k-1], image.Pt(bb.Min.X+x, bb.Min.Y+y))
 			}
 		}
 	}
