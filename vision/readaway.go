@@ -31,9 +31,16 @@ func (r *Reader) readAway(fr bgrImage, roi image.Rectangle, ocx, ocy float64, ou
 		if lk.det < 0 || out[lk.det].Value == 0 {
 			continue
 		}
+		// The face's centre is the pips' centre (every layout is
+		// symmetric about it): the square the face was read on may sit
+		// anywhere around them.
 		d := out[lk.det]
-		dx := d.CX - float64(roi.Min.X) - lk.c.cx
-		dy := d.CY - float64(roi.Min.Y) - lk.c.cy
+		fx, fy := d.CX, d.CY
+		if !d.PipBox.Empty() {
+			fx, fy = float64(d.PipBox.Min.X+d.PipBox.Max.X)/2, float64(d.PipBox.Min.Y+d.PipBox.Max.Y)/2
+		}
+		dx := fx - float64(roi.Min.X) - lk.c.cx
+		dy := fy - float64(roi.Min.Y) - lk.c.cy
 		sx += dx
 		sy += dy
 		sl += math.Hypot(dx, dy)
@@ -46,9 +53,10 @@ func (r *Reader) readAway(fr bgrImage, roi image.Rectangle, ocx, ocy float64, ou
 	ml := math.Hypot(sx, sy)
 	sort.Float64s(edges)
 	e := edges[n/2]
-	// Two read faces at least must agree on the side, and lie off
-	// their footprints' centres by a tenth of a face on average.
-	if ml < 0.5*sl || ml < 0.1*e*float64(n) {
+	// Two read faces at least must agree on the side (their offsets
+	// sum to 0.7 of their lengths' sum), and lie off their footprints'
+	// centres by a tenth of a face on average.
+	if ml < 0.7*sl || ml < 0.1*e*float64(n) {
 		return
 	}
 	ux, uy := sx/ml, sy/ml
