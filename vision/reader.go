@@ -225,13 +225,14 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 	}
 	readOne := false
 	for _, d := range out {
-		readOne = readOne || d.Value > 0
+		readOne = readOne || d.Value > 0 && d.Confidence > secondLookMaxConf
 	}
 	if !readOne && len(overs) > 0 {
-		// No die of the frame's typical size read: that size was not
-		// a die's (keys, a keyboard's parts, a hub's ports). The regions
-		// far larger are read (weak: kept only when they read), and the
-		// dice among them are each other's size evidence.
+		// No die of the frame's typical size read at a first look's
+		// confidence: that size was not a die's (keys, a keyboard's
+		// parts, a hub's ports; one of them may pass for a face). The
+		// regions far larger are read (weak: kept only when they read),
+		// and the dice among them are each other's size evidence.
 		n0 := len(out)
 		var edges []float64
 		for _, c := range overs {
