@@ -34,6 +34,10 @@ type candidate struct {
 	guess bool
 	// cut: it and its region reach the frame's edge (see typicalEdge).
 	cut bool
+	// over: found without a known die size, far larger than the
+	// image's typical die; weak, and read only when no die of the
+	// typical size reads (see Reader.ReadRegion).
+	over bool
 }
 
 // box is the axis-aligned bounding box of the candidate's rectangle.
@@ -434,7 +438,8 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		c.edge /= sc
 	}
 
-	// Without a known size, keep candidates near the typical size.
+	// Without a known size, keep candidates near the typical size (and
+	// those far larger, to be read only if none of it reads).
 	est := sFull
 	if est <= 0 {
 		sure := make([]candidate, 0, len(cands))
@@ -454,9 +459,14 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			e = r.expectedAt(c.cx+float64(off.X), c.cy+float64(off.Y))
 		}
 		c.sizeRatio = c.edge / e
-		if c.sizeRatio < 0.6 || c.sizeRatio > 1.6 || c.edge < 8 {
+		if c.sizeRatio < 0.6 || c.sizeRatio > 3 || c.edge < 8 || (c.sizeRatio > 1.6 && sFull > 0) {
 			continue
 		}
+		// Far larger than the typical size, without a known one: the
+		// typical size may be clutter's (a keyboard's keys), the dice
+		// the larger regions.
+		c.over = c.sizeRatio > 1.6
+		c.weak = c.weak || c.over
 		out = append(out, c)
 	}
 	return out, nil

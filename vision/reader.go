@@ -207,7 +207,12 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 	var longs []long
 	looks := r.looks[:0]
 	defer func() { r.looks = looks[:0] }()
+	var overs []candidate
 	for _, c := range cands {
+		if c.over {
+			overs = append(overs, c)
+			continue
+		}
 		parent := -1
 		if d, ok := r.readCandidate(fr, c, roi, ocx, ocy); ok {
 			out = append(out, d)
@@ -216,6 +221,33 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 		looks = append(looks, look{c, parent})
 		if e := pairEnds(c); e != nil {
 			longs = append(longs, long{c, e, parent})
+		}
+	}
+	readOne := false
+	for _, d := range out {
+		readOne = readOne || d.Value > 0 && d.Confidence > secondLookMaxConf
+	}
+	if !readOne && len(overs) > 0 {
+		// No die of the frame's typical size read at a first look's
+		// confidence: that size was not a die's (keys, a keyboard's
+		// parts, a hub's ports; one of them may pass for a face). The
+		// regions far larger are read (weak: kept only when they read),
+		// and the dice among them are each other's size evidence.
+		n0 := len(out)
+		var edges []float64
+		for _, c := range overs {
+			if d, ok := r.readCandidate(fr, c, roi, ocx, ocy); ok {
+				out = append(out, d)
+				looks = append(looks, look{c, len(out) - 1})
+				edges = append(edges, c.edge)
+			}
+		}
+		if n := len(edges); n > 0 {
+			med := append([]float64(nil), edges...)
+			sort.Float64s(med)
+			for i, ce := range edges {
+				out[n0+i].SizeRatio = ce / med[n/2]
+			}
 		}
 	}
 	r.readAway(fr, roi, ocx, ocy, out, looks)
