@@ -34,6 +34,18 @@ type candidate struct {
 	guess bool
 	// cut: it and its region reach the frame's edge (see typicalEdge).
 	cut bool
+	// cells: for a part of a cluster too large for one die (kept weak),
+	// the die-sized cells the region covers (see Reader.ReadRegion).
+	cells []candidate
+}
+
+// toFrame scales a candidate found at detection scale sc to frame pixels.
+func (c *candidate) toFrame(sc float64) {
+	c.cx = (c.cx+0.5)/sc - 0.5
+	c.cy = (c.cy+0.5)/sc - 0.5
+	c.w /= sc
+	c.h /= sc
+	c.edge /= sc
 }
 
 // box is the axis-aligned bounding box of the candidate's rectangle.
@@ -65,6 +77,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	// Segment at a resolution where a die is about detectPx across (or a
 	// large uncalibrated frame at 640 px); pips are read at full size.
 	const detectPx = 18
+	r.rest, r.detEdge = r.rest[:0], 0
 	fw, fh := r.frame.Cols(), r.frame.Rows()
 	sFull := r.expectedAt(float64(off.X)+float64(fw)/2, float64(off.Y)+float64(fh)/2)
 	sc := 1.0
@@ -280,6 +293,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			cands[k].cut = cut && atFrameEdge(cands[k].box(), w, h)
 		}
 		comps = append(comps, cm)
+		r.rest = append(r.rest, restComp{id: cm.id, bb: bb})
 	}
 
 	// The die size in detection pixels: known, or estimated from the
@@ -374,11 +388,12 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 				// leaves a quarter of its rectangle empty) are cut into a
 				// grid of dice, and so are dice by a wall (the wall
 				// taken out); dice pressed in a row are cut apart.
+				in := func(x, y int) bool {
+					return x >= 0 && y >= 0 && x < w && y < h && lab[y*w+x] == cm.id
+				}
 				var pieces []candidate
 				if guess || (!cm.big && fill < 0.75) {
-					pieces = gridSplit(c, sd, func(x, y int) bool {
-						return x >= 0 && y >= 0 && x < w && y < h && lab[y*w+x] == cm.id
-					})
+					pieces = gridSplit(c, sd, in)
 				}
 				switch {
 				case pieces != nil:
@@ -398,12 +413,34 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 						// a wall must read to be kept.
 						lo, hi = 0.7, 1.6
 					}
-					if aspect < 0.75 || d.edge < lo*sd || d.edge > hi*sd {
-						continue
-					}
 					d.weak, d.guess = guess || split, guess
 					d.cut = atFrameEdge(cm.bb, w, h) && atFrameEdge(d.box(), w, h)
-					found = append(found, d)
+					if aspect >= 0.75 && d.edge >= lo*sd && d.edge <= hi*sd {
+						found = append(found, d)
+						continue
+					}
+					if d.edge < lo*sd || cm.big {
+						continue
+					}
+					// Too long or too large for one die: one die and
+					// the side faces it shows, or dice pressed flat
+					// together, which meet without a neck to cut at.
+					// The piece is kept, weak, with the die-sized cells
+					// the region covers, which stand for it when they
+					// read (see ReadRegion).
+					for _, e := range gridCells(d, sd, in) {
+						ea := math.Min(e.w, e.h) / math.Max(e.w, e.h)
+						if ea < 0.75 || e.edge < lo*sd || e.edge > hi*sd {
+							continue
+						}
+						e.weak, e.guess = true, guess
+						e.cut = atFrameEdge(cm.bb, w, h) && atFrameEdge(e.box(), w, h)
+						d.cells = append(d.cells, e)
+					}
+					if len(d.cells) > 0 {
+						d.weak = true
+						found = append(found, d)
+					}
 				}
 			}
 			if cm.big || len(found) > 0 {
@@ -427,11 +464,10 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 
 	for i := range cands {
 		c := &cands[i]
-		c.cx = (c.cx+0.5)/sc - 0.5
-		c.cy = (c.cy+0.5)/sc - 0.5
-		c.w /= sc
-		c.h /= sc
-		c.edge /= sc
+		c.toFrame(sc)
+		for k := range c.cells {
+			c.cells[k].toFrame(sc)
+		}
 	}
 
 	// Without a known size, keep candidates near the typical size.
@@ -447,6 +483,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			return nil, nil
 		}
 	}
+	r.detSc, r.detEdge = sc, est*sc
 	out := cands[:0]
 	for _, c := range cands {
 		e := est
@@ -454,7 +491,14 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			e = r.expectedAt(c.cx+float64(off.X), c.cy+float64(off.Y))
 		}
 		c.sizeRatio = c.edge / e
-		if c.sizeRatio < 0.6 || c.sizeRatio > 1.6 || c.edge < 8 {
+		cells := c.cells[:0]
+		for _, d := range c.cells {
+			if d.sizeRatio = d.edge / e; d.sizeRatio >= 0.6 && d.sizeRatio <= 1.6 && d.edge >= 8 {
+				cells = append(cells, d)
+			}
+		}
+		c.cells = cells
+		if c.sizeRatio < 0.6 || (c.sizeRatio > 1.6 && len(c.cells) == 0) || c.edge < 8 {
 			continue
 		}
 		out = append(out, c)
@@ -698,7 +742,13 @@ func gridSplit(c candidate, sd float64, in func(x, y int) bool) []candidate {
 	if math.Min(c.w, c.h) < 1.6*sd {
 		return nil
 	}
-	nu, nv := int(math.Round(c.w/sd)), int(math.Round(c.h/sd))
+	return gridCells(c, sd, in)
+}
+
+// gridCells cuts a rectangle into a grid of cells about sd (a die edge)
+// across, up to four each way, and keeps the cells that in(x, y) covers.
+func gridCells(c candidate, sd float64, in func(x, y int) bool) []candidate {
+	nu, nv := max(1, int(math.Round(c.w/sd))), max(1, int(math.Round(c.h/sd)))
 	nu, nv = min(nu, 4), min(nv, 4)
 	cw, ch := c.w/float64(nu), c.h/float64(nv)
 	ux, uy := math.Cos(c.angle), math.Sin(c.angle)

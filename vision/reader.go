@@ -46,6 +46,10 @@ const (
 // the pip reader's conclusions behind it, before size evidence and sorting.
 var readTrace func(d *Detection, fv faceValue, shrunk bool)
 
+// candTrace, when set (tests), is called with every candidate read: its
+// footprint, the pip reader's conclusions and whether the face was shrunk.
+var candTrace func(blob image.Rectangle, fv faceValue, shrunk bool)
+
 // ErrNotImage is returned by ReadFile for a file that is not an image.
 var ErrNotImage = errors.New("vision: not an image")
 
@@ -92,6 +96,13 @@ type Reader struct {
 	runBuf     []uint16
 	ownBuf     []int32
 	looks      []look
+	// rest: the regions of the last detect's labels (in r.lab, at scale
+	// detSc, die edge detEdge there) that restCands looks at again.
+	rest     []restComp
+	detSc    float64
+	detEdge  float64
+	restLab  []int32
+	restDist []float32
 }
 
 // NewReader returns a Reader with the given options.
@@ -198,11 +209,14 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 	}
 	clear(r.checked)
 	// A region too long for one die (see pairEnds), with the index of
-	// its own detection in out (-1: none).
+	// its own detection in out (-1: none). With cells, the ends are the
+	// cells of a part of a cluster too large for one die (see detect),
+	// cut along the region's outline.
 	type long struct {
 		c      candidate
 		ends   []candidate
 		parent int
+		cells  bool
 	}
 	var longs []long
 	looks := r.looks[:0]
@@ -214,8 +228,10 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 			parent = len(out) - 1
 		}
 		looks = append(looks, look{c, parent})
-		if e := pairEnds(c); e != nil {
-			longs = append(longs, long{c, e, parent})
+		if c.cells != nil {
+			longs = append(longs, long{c, c.cells, parent, true})
+		} else if e := pairEnds(c); e != nil {
+			longs = append(longs, long{c, e, parent, false})
 		}
 	}
 	r.readAway(fr, roi, ocx, ocy, out, looks)
@@ -235,8 +251,10 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 			// the other die, or onto the rest of one larger face), and
 			// only two pips or more (one spot anywhere in the square,
 			// a glint, a dark seam between two dice, reads as a one).
+			// A cell's place follows the region's outline: any value
+			// counts.
 			d, ok := r.readCandidate(fr, e, roi, ocx, ocy)
-			if !ok || d.Value < 2 || d.Confidence <= secondLookMaxConf {
+			if !ok || (!lg.cells && (d.Value < 2 || d.Confidence <= secondLookMaxConf)) {
 				continue
 			}
 			if covers(out, d, func(i int) bool { return drop[i] || (i == lg.parent && !own) }) || covers(found, d, nil) {
@@ -244,10 +262,10 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 			}
 			found = append(found, d)
 		}
-		if len(found) == 0 || (!own && len(found) < 2 && known) {
+		if len(found) == 0 || (!own && len(found) < 2 && (known || lg.cells)) {
 			continue
 		}
-		if !own && len(found) == 1 {
+		if !own && len(found) == 1 && !lg.cells {
 			// One face read in the region: a die with a long shadow or
 			// side faces, a die on another, a cocked die, or a pair
 			// whose other face does not read. The region's size and
@@ -269,6 +287,14 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 			}
 		}
 		out = kept
+	}
+	// The rest of a cluster once the dice read in it are taken out: a
+	// die-sized part there is a die the cuts missed (weak: kept only
+	// when it reads).
+	for _, c := range r.restCands(out, roi) {
+		if d, ok := r.readCandidate(fr, c, roi, ocx, ocy); ok && !covers(out, d, nil) {
+			out = append(out, d)
+		}
 	}
 	out = r.framePipCheck(out)
 	r.sizeEvidence(out)
@@ -300,7 +326,9 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 	// so the face's place is less sure and its value needs more
 	// confidence. Unless the die's own outline at full size is about
 	// the face's size: then the rest of the region was not die.
-	shrunk := fv.c.edge < 0.75*c.edge && (fv.silEdge == 0 || fv.c.edge < silFaceShare*fv.silEdge)
+	// A part of a cluster too large for one die (it has cells) is like
+	// such a region: one face read in it needs as much confidence.
+	shrunk := (fv.c.edge < 0.75*c.edge && (fv.silEdge == 0 || fv.c.edge < silFaceShare*fv.silEdge)) || c.cells != nil
 	c = fv.c
 	d.CX, d.CY = c.cx+float64(roi.Min.X), c.cy+float64(roi.Min.Y)
 	d.EdgePx = c.edge
@@ -310,6 +338,9 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 	}
 	d.Confidence = fv.conf
 	r.lastPipOff = 0
+	if candTrace != nil {
+		candTrace(blob, fv, shrunk)
+	}
 	if fv.value > 0 && fv.conf >= r.opts.MinConfidence && (!shrunk || fv.conf >= shrunkConfidence) && !r.veto(fr, fv, &d) && r.check(fr, fv, &d) {
 		d.Value = fv.value
 	} else if c.weak {

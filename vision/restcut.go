@@ -1,0 +1,119 @@
+package vision
+
+import (
+	"image"
+	"math"
+	"unsafe"
+)
+
+// restComp is a region of the segmentation mask (not a wall) that may
+// hold a die no candidate of its own stood for: dice pressed together
+// are cut where their outline narrows, and a die that meets its
+// neighbour along a whole side is cut with it, or not at all.
+type restComp struct {
+	id int32
+	bb image.Rectangle
+}
+
+// restCands returns a weak candidate for each die-sized part of the
+// regions r.rest that no detection of dets covers (boxes in roi
+// pixels): the rest of a cluster once the dice read in it are taken out.
+// It works on the labels detect left in r.lab, at its scale r.detSc,
+// with the die edge r.detEdge there (0: none known).
+func (r *Reader) restCands(dets []Detection, roi image.Rectangle) []candidate {
+	sd, sc := r.detEdge, r.detSc
+	if sd <= 0 || len(r.rest) == 0 {
+		return nil
+	}
+	lb, err := r.lab.DataPtrUint8()
+	w := r.lab.Cols()
+	if err != nil || len(lb) < 4*w*r.lab.Rows() {
+		return nil
+	}
+	lab := unsafe.Slice((*int32)(unsafe.Pointer(&lb[0])), w*r.lab.Rows())
+	// The detections' boxes at the detection scale.
+	boxes := make([]image.Rectangle, 0, len(dets))
+	for _, d := range dets {
+		b := d.Box.Sub(roi.Min)
+		boxes = append(boxes, image.Rect(int(math.Floor(float64(b.Min.X)*sc)), int(math.Floor(float64(b.Min.Y)*sc)),
+			int(math.Ceil(float64(b.Max.X)*sc)), int(math.Ceil(float64(b.Max.Y)*sc))))
+	}
+	t := 0.3 * sd
+	var out []candidate
+	for _, rc := range r.rest {
+		bb := rc.bb
+		hit := false
+		for _, b := range boxes {
+			if b.Overlaps(bb) {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			// Nothing read in the region: its own candidates stood
+			// for all of it.
+			continue
+		}
+		bw, bh := bb.Dx(), bb.Dy()
+		if cap(r.restLab) < bw*bh {
+			r.restLab = make([]int32, bw*bh)
+			r.restDist = make([]float32, bw*bh)
+		}
+		res, dist := r.restLab[:bw*bh], r.restDist[:bw*bh]
+		left := 0
+		for y := 0; y < bh; y++ {
+			for x := 0; x < bw; x++ {
+				v := int32(0)
+				if lab[(y+bb.Min.Y)*w+x+bb.Min.X] == rc.id {
+					v = 1
+					p := image.Pt(x+bb.Min.X, y+bb.Min.Y)
+					for _, b := range boxes {
+						if p.In(b) {
+							v = 0
+							break
+						}
+					}
+				}
+				res[y*bw+x] = v
+				left += int(v)
+			}
+		}
+		if float64(left) < 0.5*sd*sd {
+			continue
+		}
+		local := image.Rect(0, 0, bw, bh)
+		chamfer(res, dist, bw, local, 1)
+		in := func(x, y int) bool {
+			x, y = x-bb.Min.X, y-bb.Min.Y
+			return x >= 0 && y >= 0 && x < bw && y < bh && res[y*bw+x] == 1
+		}
+		for _, core := range findCores(res, dist, bw, local, 1, float32(t), &r.seen) {
+			c := rectOf(core)
+			c.cx += float64(bb.Min.X)
+			c.cy += float64(bb.Min.Y)
+			c.w += 2 * t
+			c.h += 2 * t
+			pieces := []candidate{c}
+			if math.Max(c.w, c.h) > 1.35*sd {
+				pieces = gridCells(c, sd, in)
+			}
+			for _, d := range pieces {
+				aspect := math.Min(d.w, d.h) / math.Max(d.w, d.h)
+				d.edge = (d.w + d.h) / 2
+				if aspect < 0.75 || d.edge < 0.75*sd || d.edge > 1.35*sd {
+					continue
+				}
+				d.flatness = flatness(aspect, 1)
+				d.weak = true
+				d.sizeRatio = d.edge / sd
+				d.cx = (d.cx+0.5)/sc - 0.5
+				d.cy = (d.cy+0.5)/sc - 0.5
+				d.w /= sc
+				d.h /= sc
+				d.edge /= sc
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
