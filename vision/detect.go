@@ -37,6 +37,9 @@ type candidate struct {
 	// cells: for a part of a cluster too large for one die (kept weak),
 	// the die-sized cells the region covers (see Reader.ReadRegion).
 	cells []candidate
+	// pipsOnly: found by its pips alone (see pipGroups); its footprint
+	// is a guess.
+	pipsOnly bool
 }
 
 // toFrame scales a candidate found at detection scale sc to frame pixels.
@@ -77,7 +80,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	// Segment at a resolution where a die is about detectPx across (or a
 	// large uncalibrated frame at 640 px); pips are read at full size.
 	const detectPx = 18
-	r.rest, r.detEdge = r.rest[:0], 0
+	r.rest, r.detEdge, r.pipCands = r.rest[:0], 0, r.pipCands[:0]
 	fw, fh := r.frame.Cols(), r.frame.Rows()
 	sFull := r.expectedAt(float64(off.X)+float64(fw)/2, float64(off.Y)+float64(fh)/2)
 	sc := 1.0
@@ -245,13 +248,20 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	var comps []comp
 	seen := r.seen
 	defer func() { r.seen = seen }()
+	// specks: regions too small or thin for a die (the pips of a die
+	// the colour mask did not take in, among others).
+	specks := r.specks[:0]
+	defer func() { r.specks = specks[:0] }()
 	for i := 1; i < n; i++ {
 		area := int(stats[5*i+4])
+		x0, y0 := int(stats[5*i]), int(stats[5*i+1])
+		bb := image.Rect(x0, y0, x0+int(stats[5*i+2]), y0+int(stats[5*i+3]))
+		if max(bb.Dx(), bb.Dy()) <= minDim/8 {
+			specks = append(specks, speck{int32(i), bb, area})
+		}
 		if area < minArea {
 			continue
 		}
-		x0, y0 := int(stats[5*i]), int(stats[5*i+1])
-		bb := image.Rect(x0, y0, x0+int(stats[5*i+2]), y0+int(stats[5*i+3]))
 		if bb.Dx() > minDim/2 || bb.Dy() > minDim/2 {
 			// A wall, a rail, a hand, a heap of chips: dice touching it
 			// are looked for below, once the die size is known.
@@ -462,6 +472,12 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		cands = more
 	}
 
+	// A die as light as the floor may show only its pips: a few like
+	// specks close together, apart from the candidates.
+	r.pipCands = pipGroups(specks, cands, sd, lab, w, h, r.pipCands[:0])
+	for i := range r.pipCands {
+		r.pipCands[i].toFrame(sc)
+	}
 	for i := range cands {
 		c := &cands[i]
 		c.toFrame(sc)

@@ -103,6 +103,9 @@ type Reader struct {
 	detEdge  float64
 	restLab  []int32
 	restDist []float32
+	// specks and pipCands: see detect and pipGroups.
+	specks   []speck
+	pipCands []candidate
 }
 
 // NewReader returns a Reader with the given options.
@@ -291,7 +294,7 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 	// The rest of a cluster once the dice read in it are taken out: a
 	// die-sized part there is a die the cuts missed (weak: kept only
 	// when it reads).
-	for _, c := range r.restCands(out, roi) {
+	for _, c := range append(r.restCands(out, roi), r.pipCands...) {
 		if d, ok := r.readCandidate(fr, c, roi, ocx, ocy); ok && !covers(out, d, nil) {
 			out = append(out, d)
 		}
@@ -310,7 +313,7 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 // readCandidate reads one candidate's face. It reports false for a weak
 // candidate that did not read.
 func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, ocx, ocy float64) (Detection, bool) {
-	blob := c.box()
+	blob, pipsOnly := c.box(), c.pipsOnly
 	c = topFace(c, ocx, ocy)
 	d := Detection{
 		CX:        c.cx + float64(roi.Min.X),
@@ -349,7 +352,9 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 	if d.Value > 0 {
 		// The pips read mark the top face's centre: take the face
 		// out of the die's footprint around them.
-		if fb, ok := faceAroundPips(fr, blob, fv.pipBox, c.edge); ok {
+		// (Not on a die found by its pips alone: its body is too
+		// like the floor to tell them apart; the face read stays.)
+		if fb, ok := faceAroundPips(fr, blob, fv.pipBox, c.edge); ok && !pipsOnly {
 			d.Box = fb.Add(roi.Min).Intersect(roi)
 		}
 		r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: r.lastPipOff, weak: c.weak}

@@ -117,3 +117,111 @@ func (r *Reader) restCands(dets []Detection, roi image.Rectangle) []candidate {
 	}
 	return out
 }
+
+// speck is a region of the segmentation mask too small or too thin for
+// a die: its box and pixel count.
+type speck struct {
+	id   int32
+	bb   image.Rectangle
+	area int
+}
+
+// pipGroups returns a weak, die-sized candidate (edge sd, all at the
+// detection scale) on each group of two to six pip-like specks that lie
+// close together, within one face's reach, outside every candidate of
+// cands: a die whose body differs too little from the floor to show in
+// the mask (white on white) still shows its pips. out is reused.
+func pipGroups(specks []speck, cands []candidate, sd float64, lab []int32, w, h int, out []candidate) []candidate {
+	if sd <= 0 {
+		return out
+	}
+	// Pip-like: small, about round, not inside a candidate.
+	var pips []speck
+	for _, s := range specks {
+		long, short := max(s.bb.Dx(), s.bb.Dy()), min(s.bb.Dx(), s.bb.Dy())
+		if float64(long) > 1.1*sd || float64(s.area) < 0.004*sd*sd || float64(short) < 0.08*sd {
+			continue
+		}
+		ctr := image.Pt((s.bb.Min.X+s.bb.Max.X)/2, (s.bb.Min.Y+s.bb.Max.Y)/2)
+		inside := false
+		for _, c := range cands {
+			// (Candidates far from the die size are dropped.)
+			if c.edge >= 0.6*sd && c.edge <= 1.6*sd && ctr.In(c.box()) {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			pips = append(pips, s)
+		}
+	}
+	// Groups: specks a third of a die edge apart or closer, linked.
+	grp := make([]int, len(pips))
+	for i := range grp {
+		grp[i] = -1
+	}
+	for i := range pips {
+		if grp[i] >= 0 {
+			continue
+		}
+		grp[i] = i
+		members := []int{i}
+		for q := 0; q < len(members); q++ {
+			a := pips[members[q]].bb
+			for j := range pips {
+				if grp[j] >= 0 {
+					continue
+				}
+				b := pips[j].bb
+				gx := max(0, max(a.Min.X, b.Min.X)-min(a.Max.X, b.Max.X))
+				gy := max(0, max(a.Min.Y, b.Min.Y)-min(a.Max.Y, b.Max.Y))
+				if math.Hypot(float64(gx), float64(gy)) <= 0.35*sd {
+					grp[j] = i
+					members = append(members, j)
+				}
+			}
+		}
+		if len(members) < 2 || len(members) > 6 {
+			continue
+		}
+		box := pips[members[0]].bb
+		amin, amax := pips[members[0]].area, pips[members[0]].area
+		for _, m := range members[1:] {
+			box = box.Union(pips[m].bb)
+			amin, amax = min(amin, pips[m].area), max(amax, pips[m].area)
+		}
+		// One face's pips: within its reach, and of like size.
+		if float64(max(box.Dx(), box.Dy())) > 1.25*sd || amax > 8*amin {
+			continue
+		}
+		// Alone on the floor: around the group, no other region (the
+		// body of a die whose side face the pips are on, a keyboard's
+		// keys, a textured floor).
+		ring := box.Inset(-int(math.Ceil(0.4 * sd))).Intersect(image.Rect(0, 0, w, h))
+		other := 0
+		for y := ring.Min.Y; y < ring.Max.Y; y++ {
+			for x := ring.Min.X; x < ring.Max.X; x++ {
+				id := lab[y*w+x]
+				if id == 0 {
+					continue
+				}
+				mine := false
+				for _, m := range members {
+					if pips[m].id == id {
+						mine = true
+						break
+					}
+				}
+				if !mine {
+					other++
+				}
+			}
+		}
+		if other > 0 {
+			continue
+		}
+		cx, cy := float64(box.Min.X+box.Max.X)/2, float64(box.Min.Y+box.Max.Y)/2
+		out = append(out, candidate{cx: cx, cy: cy, w: sd, h: sd, edge: sd, flatness: 1, sizeRatio: 1, weak: true, pipsOnly: true})
+	}
+	return out
+}
