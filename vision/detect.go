@@ -266,6 +266,12 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			// A wall, a rail, a hand, a heap of chips: dice touching it
 			// are looked for below, once the die size is known.
 			comps = append(comps, comp{id: int32(i), bb: bb, big: true})
+			if s0 <= 0 {
+				// Without a known die size, a wall's die-sized parts
+				// are cut as guesses (see below): what they miss is
+				// looked at again with the rest of the clusters.
+				r.rest = append(r.rest, restComp{id: int32(i), bb: bb})
+			}
 			continue
 		}
 		chamfer(lab, dist, w, bb, int32(i))

@@ -60,23 +60,24 @@ func (r *Reader) restCands(dets []Detection, roi image.Rectangle) []candidate {
 			r.restDist = make([]float32, bw*bh)
 		}
 		res, dist := r.restLab[:bw*bh], r.restDist[:bw*bh]
-		left := 0
 		for y := 0; y < bh; y++ {
-			for x := 0; x < bw; x++ {
-				v := int32(0)
-				if lab[(y+bb.Min.Y)*w+x+bb.Min.X] == rc.id {
-					v = 1
-					p := image.Pt(x+bb.Min.X, y+bb.Min.Y)
-					for _, b := range boxes {
-						if p.In(b) {
-							v = 0
-							break
-						}
-					}
+			row, lr := res[y*bw:][:bw], lab[(y+bb.Min.Y)*w+bb.Min.X:][:bw]
+			for x := range row {
+				row[x] = 0
+				if lr[x] == rc.id {
+					row[x] = 1
 				}
-				res[y*bw+x] = v
-				left += int(v)
 			}
+		}
+		for _, b := range boxes {
+			b = b.Intersect(bb).Sub(bb.Min)
+			for y := b.Min.Y; y < b.Max.Y; y++ {
+				clear(res[y*bw+b.Min.X : y*bw+b.Max.X])
+			}
+		}
+		left := 0
+		for _, v := range res {
+			left += int(v)
 		}
 		if float64(left) < 0.5*sd*sd {
 			continue
