@@ -315,6 +315,7 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, ocx, ocy float64) (Detection, bool) {
 	blob, pipsOnly := c.box(), c.pipsOnly
 	c = topFace(c, ocx, ocy)
+	top := c
 	d := Detection{
 		CX:        c.cx + float64(roi.Min.X),
 		CY:        c.cy + float64(roi.Min.Y),
@@ -358,6 +359,11 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 			d.Box = fb.Add(roi.Min).Intersect(roi)
 		}
 		r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: r.lastPipOff, weak: c.weak}
+	} else if shrunk {
+		// No value, and the face the pip reader settled on is much
+		// smaller than the die's footprint: with no pips read to back
+		// its place, the footprint's top face is the better box.
+		d.Box = top.box().Add(roi.Min).Intersect(roi)
 	}
 	if readTrace != nil {
 		readTrace(&d, fv, shrunk)
