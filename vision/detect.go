@@ -40,6 +40,8 @@ type candidate struct {
 	// pipsOnly: found by its pips alone (see pipGroups); its footprint
 	// is a guess.
 	pipsOnly bool
+	// unsure: a part of a region where nothing read (see restCands).
+	unsure bool
 }
 
 // toFrame scales a candidate found at detection scale sc to frame pixels.

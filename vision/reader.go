@@ -295,9 +295,25 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 	// die-sized part there is a die the cuts missed (weak: kept only
 	// when it reads).
 	for _, c := range append(r.restCands(out, roi), r.pipCands...) {
-		if d, ok := r.readCandidate(fr, c, roi, ocx, ocy); ok && !covers(out, d, nil) {
-			out = append(out, d)
+		d, ok := r.readCandidate(fr, c, roi, ocx, ocy)
+		if !ok || covers(out, d, nil) {
+			continue
 		}
+		if c.unsure {
+			// In a region where nothing else read, as at a long
+			// region's ends: a first look's value of two pips or more.
+			// The die may be cocked (its face turned from the camera
+			// is what kept the region from reading), and its face's
+			// place is a guess: it is reported not flat, its value
+			// with a second look's confidence.
+			if d.Value < 2 || d.Confidence <= secondLookMaxConf {
+				continue
+			}
+			d.Confidence = secondLookMaxConf
+			d.Flatness = min(d.Flatness, 0.5*r.opts.MinFlatness)
+			d.Flat = false
+		}
+		out = append(out, d)
 	}
 	out = r.framePipCheck(out)
 	r.sizeEvidence(out)

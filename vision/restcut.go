@@ -17,7 +17,8 @@ type restComp struct {
 
 // restCands returns a weak candidate for each die-sized part of the
 // regions r.rest that no detection of dets covers (boxes in roi
-// pixels): the rest of a cluster once the dice read in it are taken out.
+// pixels): the rest of a cluster once the dice found in it are taken
+// out, or of a region where nothing read.
 // It works on the labels detect left in r.lab, at its scale r.detSc,
 // with the die edge r.detEdge there (0: none known).
 func (r *Reader) restCands(dets []Detection, roi image.Rectangle) []candidate {
@@ -42,17 +43,14 @@ func (r *Reader) restCands(dets []Detection, roi image.Rectangle) []candidate {
 	var out []candidate
 	for _, rc := range r.rest {
 		bb := rc.bb
+		// hit: a detection lies on the region. Where none does, its
+		// own candidates did not read, and its parts are unsure.
 		hit := false
 		for _, b := range boxes {
 			if b.Overlaps(bb) {
 				hit = true
 				break
 			}
-		}
-		if !hit {
-			// Nothing read in the region: its own candidates stood
-			// for all of it.
-			continue
 		}
 		bw, bh := bb.Dx(), bb.Dy()
 		if cap(r.restLab) < bw*bh {
@@ -104,19 +102,40 @@ func (r *Reader) restCands(dets []Detection, roi image.Rectangle) []candidate {
 				if aspect < 0.75 || d.edge < 0.75*sd || d.edge > 1.35*sd {
 					continue
 				}
-				d.flatness = flatness(aspect, 1)
-				d.weak = true
+				d.flatness = flatness(aspect, rectFill(d, in))
+				d.weak, d.unsure = true, !hit
 				d.sizeRatio = d.edge / sd
-				d.cx = (d.cx+0.5)/sc - 0.5
-				d.cy = (d.cy+0.5)/sc - 0.5
-				d.w /= sc
-				d.h /= sc
-				d.edge /= sc
+				d.toFrame(sc)
 				out = append(out, d)
 			}
 		}
 	}
 	return out
+}
+
+// rectFill is the share of c's rectangle that in(x, y) covers (pixel
+// centres): a cocked die's or a shadow's rest is ragged, a flat die's
+// fills its square.
+func rectFill(c candidate, in func(x, y int) bool) float64 {
+	co, si := math.Cos(c.angle), math.Sin(c.angle)
+	b := c.box()
+	n, hit := 0, 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			dx, dy := float64(x)+0.5-c.cx, float64(y)+0.5-c.cy
+			if math.Abs(dx*co+dy*si) > c.w/2 || math.Abs(-dx*si+dy*co) > c.h/2 {
+				continue
+			}
+			n++
+			if in(x, y) {
+				hit++
+			}
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(hit) / float64(n)
 }
 
 // speck is a region of the segmentation mask too small or too thin for
