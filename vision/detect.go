@@ -44,6 +44,12 @@ type candidate struct {
 	unsure bool
 }
 
+// guessMax is the largest edge, in typical die edges, of a die-sized
+// part of a wall found without a known die size (a guess, kept only when
+// it reads): dice of several sizes lie together, and a die against a
+// wall takes in its shadow and the side faces the wall's slope shows.
+const guessMax = 1.8
+
 // toFrame scales a candidate found at detection scale sc to frame pixels.
 func (c *candidate) toFrame(sc float64) {
 	c.cx = (c.cx+0.5)/sc - 0.5
@@ -427,9 +433,9 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 					aspect := math.Min(d.w, d.h) / math.Max(d.w, d.h)
 					lo, hi := 0.75, 1.35
 					if guess {
-						// Dice of several sizes lie together; a part of
-						// a wall must read to be kept.
-						lo, hi = 0.7, 1.6
+						// A part of a wall must read to be kept (see
+						// guessMax).
+						lo, hi = 0.7, guessMax
 					}
 					d.weak, d.guess = guess || split, guess
 					d.cut = atFrameEdge(cm.bb, w, h) && atFrameEdge(d.box(), w, h)
@@ -522,7 +528,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			}
 		}
 		c.cells = cells
-		if c.sizeRatio < 0.6 || (c.sizeRatio > 1.6 && len(c.cells) == 0) || c.edge < 8 {
+		if c.sizeRatio < 0.6 || (c.sizeRatio > 1.6 && len(c.cells) == 0 && !(c.guess && c.sizeRatio <= guessMax)) || c.edge < 8 {
 			continue
 		}
 		out = append(out, c)

@@ -205,13 +205,12 @@ func pipGroups(specks []speck, cands []candidate, sd float64, lab []int32, w, h 
 			continue
 		}
 		box := pips[members[0]].bb
-		amin, amax := pips[members[0]].area, pips[members[0]].area
 		for _, m := range members[1:] {
 			box = box.Union(pips[m].bb)
-			amin, amax = min(amin, pips[m].area), max(amax, pips[m].area)
 		}
-		// One face's pips: within its reach, and of like size.
-		if float64(max(box.Dx(), box.Dy())) > 1.25*sd || amax > 8*amin {
+		// One face's pips (and the bits of its outline that show):
+		// within its reach.
+		if float64(max(box.Dx(), box.Dy())) > 1.25*sd {
 			continue
 		}
 		// Alone on the floor: around the group, no other region (the
