@@ -98,11 +98,12 @@ type Reader struct {
 	looks      []look
 	// rest: the regions of the last detect's labels (in r.lab, at scale
 	// detSc, die edge detEdge there) that restCands looks at again.
-	rest     []restComp
-	detSc    float64
-	detEdge  float64
-	restLab  []int32
-	restDist []float32
+	rest      []restComp
+	detSc     float64
+	detEdge   float64
+	restLab   []int32
+	restDist  []float32
+	restStack []int32
 	// specks and pipCands: see detect and pipGroups.
 	specks   []speck
 	pipCands []candidate

@@ -39,7 +39,6 @@ func (r *Reader) restCands(dets []Detection, roi image.Rectangle) []candidate {
 		boxes = append(boxes, image.Rect(int(math.Floor(float64(b.Min.X)*sc)), int(math.Floor(float64(b.Min.Y)*sc)),
 			int(math.Ceil(float64(b.Max.X)*sc)), int(math.Ceil(float64(b.Max.Y)*sc))))
 	}
-	t := 0.3 * sd
 	var out []candidate
 	for _, rc := range r.rest {
 		bb := rc.bb
@@ -73,41 +72,85 @@ func (r *Reader) restCands(dets []Detection, roi image.Rectangle) []candidate {
 				clear(res[y*bw+b.Min.X : y*bw+b.Max.X])
 			}
 		}
-		left := 0
-		for _, v := range res {
-			left += int(v)
-		}
-		if float64(left) < 0.5*sd*sd {
-			continue
-		}
-		local := image.Rect(0, 0, bw, bh)
-		chamfer(res, dist, bw, local, 1)
-		in := func(x, y int) bool {
-			x, y = x-bb.Min.X, y-bb.Min.Y
-			return x >= 0 && y >= 0 && x < bw && y < bh && res[y*bw+x] == 1
-		}
-		for _, core := range findCores(res, dist, bw, local, 1, float32(t), &r.seen) {
-			c := rectOf(core)
-			c.cx += float64(bb.Min.X)
-			c.cy += float64(bb.Min.Y)
-			c.w += 2 * t
-			c.h += 2 * t
-			pieces := []candidate{c}
-			if math.Max(c.w, c.h) > 1.35*sd {
-				pieces = gridCells(c, sd, in)
+		// What is left falls apart into pieces (a wall's rest is a few
+		// pieces about a large box): each one large enough for a die is
+		// cut on its own, tagged 2, 3, ... in res.
+		id := int32(1)
+		for s0 := range res {
+			if res[s0] != 1 {
+				continue
 			}
-			for _, d := range pieces {
-				aspect := math.Min(d.w, d.h) / math.Max(d.w, d.h)
-				d.edge = (d.w + d.h) / 2
-				if aspect < 0.75 || d.edge < 0.75*sd || d.edge > 1.35*sd {
-					continue
+			id++
+			res[s0] = id
+			stack := append(r.restStack[:0], int32(s0))
+			n, pb := 0, image.Rectangle{Min: image.Pt(bw, bh), Max: image.Pt(-1, -1)}
+			for len(stack) > 0 {
+				p := int(stack[len(stack)-1])
+				stack = stack[:len(stack)-1]
+				x, y := p%bw, p/bw
+				n++
+				pb.Min.X, pb.Min.Y = min(pb.Min.X, x), min(pb.Min.Y, y)
+				pb.Max.X, pb.Max.Y = max(pb.Max.X, x), max(pb.Max.Y, y)
+				if x > 0 && res[p-1] == 1 {
+					res[p-1] = id
+					stack = append(stack, int32(p-1))
 				}
-				d.flatness = flatness(aspect, rectFill(d, in))
-				d.weak, d.unsure = true, !hit
-				d.sizeRatio = d.edge / sd
-				d.toFrame(sc)
-				out = append(out, d)
+				if x+1 < bw && res[p+1] == 1 {
+					res[p+1] = id
+					stack = append(stack, int32(p+1))
+				}
+				if y > 0 && res[p-bw] == 1 {
+					res[p-bw] = id
+					stack = append(stack, int32(p-bw))
+				}
+				if y+1 < bh && res[p+bw] == 1 {
+					res[p+bw] = id
+					stack = append(stack, int32(p+bw))
+				}
 			}
+			r.restStack = stack
+			pb.Max = pb.Max.Add(image.Pt(1, 1))
+			if float64(n) < 0.5*sd*sd || float64(min(pb.Dx(), pb.Dy())) < 0.6*sd {
+				continue
+			}
+			out = r.restPiece(out, res, dist, bw, pb, id, bb.Min, sd, sc, !hit)
+		}
+	}
+	return out
+}
+
+// restPiece appends restCands's candidates for the piece tagged id of
+// res (bw wide, inside pb; at the detection scale, off its region's
+// origin at), dist scratch; unsure: nothing read in the region.
+func (r *Reader) restPiece(out []candidate, res []int32, dist []float32, bw int, pb image.Rectangle, id int32, at image.Point, sd, sc float64, unsure bool) []candidate {
+	t := 0.3 * sd
+	chamfer(res, dist, bw, pb, id)
+	bh := len(res) / bw
+	in := func(x, y int) bool {
+		x, y = x-at.X, y-at.Y
+		return x >= 0 && y >= 0 && x < bw && y < bh && res[y*bw+x] == id
+	}
+	for _, core := range findCores(res, dist, bw, pb, id, float32(t), &r.seen) {
+		c := rectOf(core)
+		c.cx += float64(at.X)
+		c.cy += float64(at.Y)
+		c.w += 2 * t
+		c.h += 2 * t
+		pieces := []candidate{c}
+		if math.Max(c.w, c.h) > 1.35*sd {
+			pieces = gridCells(c, sd, in)
+		}
+		for _, d := range pieces {
+			aspect := math.Min(d.w, d.h) / math.Max(d.w, d.h)
+			d.edge = (d.w + d.h) / 2
+			if aspect < 0.75 || d.edge < 0.75*sd || d.edge > 1.35*sd {
+				continue
+			}
+			d.flatness = flatness(aspect, rectFill(d, in))
+			d.weak, d.unsure = true, unsure
+			d.sizeRatio = d.edge / sd
+			d.toFrame(sc)
+			out = append(out, d)
 		}
 	}
 	return out
