@@ -294,10 +294,26 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 	}
 	// The rest of a cluster once the dice read in it are taken out: a
 	// die-sized part there is a die the cuts missed (weak: kept only
-	// when it reads).
+	// when it reads). A part that is an unread die's own (each holds
+	// the other's centre) is a second look at that die: a value of
+	// first-look confidence is its value, at a second look's.
 	for _, c := range append(r.restCands(out, roi), r.pipCands...) {
 		d, ok := r.readCandidate(fr, c, roi, ocx, ocy)
-		if !ok || covers(out, d, nil) {
+		if !ok || d.Value == 0 {
+			continue
+		}
+		if i := unreadUnder(out, d); i >= 0 {
+			if d.Confidence > secondLookMaxConf {
+				o := &out[i]
+				o.Value, o.Confidence = d.Value, secondLookMaxConf
+				// The frame's pip check sees the value's layout.
+				rec := r.checked[[2]float64{d.CX, d.CY}]
+				rec.weak = false
+				r.checked[[2]float64{o.CX, o.CY}] = rec
+			}
+			continue
+		}
+		if covers(out, d, nil) {
 			continue
 		}
 		if c.unsure {
@@ -386,6 +402,18 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		readTrace(&d, fv, shrunk)
 	}
 	return d, true
+}
+
+// unreadUnder returns the index of the unread detection of dets that is
+// d's die (each holds the other's centre), or -1.
+func unreadUnder(dets []Detection, d Detection) int {
+	at := image.Pt(int(d.CX), int(d.CY))
+	for i, o := range dets {
+		if o.Value == 0 && at.In(o.Box) && image.Pt(int(o.CX), int(o.CY)).In(d.Box) {
+			return i
+		}
+	}
+	return -1
 }
 
 // covers reports whether a detection of dets (but those skip reports

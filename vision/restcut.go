@@ -17,8 +17,8 @@ type restComp struct {
 
 // restCands returns a weak candidate for each die-sized part of the
 // regions r.rest that no detection of dets covers (boxes in roi
-// pixels): the rest of a cluster once the dice found in it are taken
-// out, or of a region where nothing read.
+// pixels) that read covers: the rest of a cluster once the dice read in
+// it are taken out, or of a region where nothing read.
 // It works on the labels detect left in r.lab, at its scale r.detSc,
 // with the die edge r.detEdge there (0: none known).
 func (r *Reader) restCands(dets []Detection, roi image.Rectangle) []candidate {
@@ -35,6 +35,10 @@ func (r *Reader) restCands(dets []Detection, roi image.Rectangle) []candidate {
 	// The detections' boxes at the detection scale.
 	boxes := make([]image.Rectangle, 0, len(dets))
 	for _, d := range dets {
+		if d.Value == 0 {
+			// An unread die is looked at again with its region's rest.
+			continue
+		}
 		b := d.Box.Sub(roi.Min)
 		boxes = append(boxes, image.Rect(int(math.Floor(float64(b.Min.X)*sc)), int(math.Floor(float64(b.Min.Y)*sc)),
 			int(math.Ceil(float64(b.Max.X)*sc)), int(math.Ceil(float64(b.Max.Y)*sc))))
