@@ -42,6 +42,9 @@ type candidate struct {
 	pipsOnly bool
 	// unsure: a part of a region where nothing read (see restCands).
 	unsure bool
+	// firstLook: only a first look's value can count for it, so the
+	// later looks (capped at a second look's confidence) are not taken.
+	firstLook bool
 }
 
 // guessMax is the largest edge, in typical die edges, of a die-sized

@@ -6,6 +6,7 @@ import (
 	"image"
 	"math"
 	"os"
+	"slices"
 	"sort"
 
 	"gocv.io/x/gocv"
@@ -257,6 +258,7 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 			// a glint, a dark seam between two dice, reads as a one).
 			// A cell's place follows the region's outline: any value
 			// counts.
+			e.firstLook = !lg.cells
 			d, ok := r.readCandidate(fr, e, roi, ocx, ocy)
 			if !ok || (!lg.cells && (d.Value < 2 || d.Confidence <= secondLookMaxConf)) {
 				continue
@@ -298,6 +300,10 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 	// the other's centre) is a second look at that die: a value of
 	// first-look confidence is its value, at a second look's.
 	for _, c := range append(r.restCands(out, roi), r.pipCands...) {
+		// Only a first look counts in a region where nothing read, and
+		// on an unread die (see below).
+		at := image.Pt(int(c.cx)+roi.Min.X, int(c.cy)+roi.Min.Y)
+		c.firstLook = c.unsure || slices.ContainsFunc(out, func(o Detection) bool { return o.Value == 0 && at.In(o.Box) })
 		d, ok := r.readCandidate(fr, c, roi, ocx, ocy)
 		if !ok || d.Value == 0 {
 			continue
