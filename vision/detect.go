@@ -38,6 +38,32 @@ type candidate struct {
 	// image's typical die; weak, and read only when no die of the
 	// typical size reads (see Reader.ReadRegion).
 	over bool
+	// cells: for a part of a cluster too large for one die (kept weak),
+	// the die-sized cells the region covers (see Reader.ReadRegion).
+	cells []candidate
+	// pipsOnly: found by its pips alone (see pipGroups); its footprint
+	// is a guess.
+	pipsOnly bool
+	// unsure: a part of a region where nothing read (see restCands).
+	unsure bool
+	// firstLook: only a first look's value can count for it, so the
+	// later looks (capped at a second look's confidence) are not taken.
+	firstLook bool
+}
+
+// guessMax is the largest edge, in typical die edges, of a die-sized
+// part of a wall found without a known die size (a guess, kept only when
+// it reads): dice of several sizes lie together, and a die against a
+// wall takes in its shadow and the side faces the wall's slope shows.
+const guessMax = 1.8
+
+// toFrame scales a candidate found at detection scale sc to frame pixels.
+func (c *candidate) toFrame(sc float64) {
+	c.cx = (c.cx+0.5)/sc - 0.5
+	c.cy = (c.cy+0.5)/sc - 0.5
+	c.w /= sc
+	c.h /= sc
+	c.edge /= sc
 }
 
 // box is the axis-aligned bounding box of the candidate's rectangle.
@@ -69,6 +95,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	// Segment at a resolution where a die is about detectPx across (or a
 	// large uncalibrated frame at 640 px); pips are read at full size.
 	const detectPx = 18
+	r.rest, r.detEdge, r.pipCands = r.rest[:0], 0, r.pipCands[:0]
 	fw, fh := r.frame.Cols(), r.frame.Rows()
 	sFull := r.expectedAt(float64(off.X)+float64(fw)/2, float64(off.Y)+float64(fh)/2)
 	sc := 1.0
@@ -236,17 +263,30 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	var comps []comp
 	seen := r.seen
 	defer func() { r.seen = seen }()
+	// specks: regions too small or thin for a die (the pips of a die
+	// the colour mask did not take in, among others).
+	specks := r.specks[:0]
+	defer func() { r.specks = specks[:0] }()
 	for i := 1; i < n; i++ {
 		area := int(stats[5*i+4])
+		x0, y0 := int(stats[5*i]), int(stats[5*i+1])
+		bb := image.Rect(x0, y0, x0+int(stats[5*i+2]), y0+int(stats[5*i+3]))
+		if max(bb.Dx(), bb.Dy()) <= minDim/8 {
+			specks = append(specks, speck{int32(i), bb, area})
+		}
 		if area < minArea {
 			continue
 		}
-		x0, y0 := int(stats[5*i]), int(stats[5*i+1])
-		bb := image.Rect(x0, y0, x0+int(stats[5*i+2]), y0+int(stats[5*i+3]))
 		if bb.Dx() > minDim/2 || bb.Dy() > minDim/2 {
 			// A wall, a rail, a hand, a heap of chips: dice touching it
 			// are looked for below, once the die size is known.
 			comps = append(comps, comp{id: int32(i), bb: bb, big: true})
+			if s0 <= 0 {
+				// Without a known die size, a wall's die-sized parts
+				// are cut as guesses (see below): what they miss is
+				// looked at again with the rest of the clusters.
+				r.rest = append(r.rest, restComp{id: int32(i), bb: bb})
+			}
 			continue
 		}
 		chamfer(lab, dist, w, bb, int32(i))
@@ -284,6 +324,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			cands[k].cut = cut && atFrameEdge(cands[k].box(), w, h)
 		}
 		comps = append(comps, cm)
+		r.rest = append(r.rest, restComp{id: cm.id, bb: bb})
 	}
 
 	// The die size in detection pixels: known, or estimated from the
@@ -378,11 +419,12 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 				// leaves a quarter of its rectangle empty) are cut into a
 				// grid of dice, and so are dice by a wall (the wall
 				// taken out); dice pressed in a row are cut apart.
+				in := func(x, y int) bool {
+					return x >= 0 && y >= 0 && x < w && y < h && lab[y*w+x] == cm.id
+				}
 				var pieces []candidate
 				if guess || (!cm.big && fill < 0.75) {
-					pieces = gridSplit(c, sd, func(x, y int) bool {
-						return x >= 0 && y >= 0 && x < w && y < h && lab[y*w+x] == cm.id
-					})
+					pieces = gridSplit(c, sd, in)
 				}
 				switch {
 				case pieces != nil:
@@ -398,16 +440,38 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 					aspect := math.Min(d.w, d.h) / math.Max(d.w, d.h)
 					lo, hi := 0.75, 1.35
 					if guess {
-						// Dice of several sizes lie together; a part of
-						// a wall must read to be kept.
-						lo, hi = 0.7, 1.6
-					}
-					if aspect < 0.75 || d.edge < lo*sd || d.edge > hi*sd {
-						continue
+						// A part of a wall must read to be kept (see
+						// guessMax).
+						lo, hi = 0.7, guessMax
 					}
 					d.weak, d.guess = guess || split, guess
 					d.cut = atFrameEdge(cm.bb, w, h) && atFrameEdge(d.box(), w, h)
-					found = append(found, d)
+					if aspect >= 0.75 && d.edge >= lo*sd && d.edge <= hi*sd {
+						found = append(found, d)
+						continue
+					}
+					if d.edge < lo*sd || cm.big {
+						continue
+					}
+					// Too long or too large for one die: one die and
+					// the side faces it shows, or dice pressed flat
+					// together, which meet without a neck to cut at.
+					// The piece is kept, weak, with the die-sized cells
+					// the region covers, which stand for it when they
+					// read (see ReadRegion).
+					for _, e := range gridCells(d, sd, in) {
+						ea := math.Min(e.w, e.h) / math.Max(e.w, e.h)
+						if ea < 0.75 || e.edge < lo*sd || e.edge > hi*sd {
+							continue
+						}
+						e.weak, e.guess = true, guess
+						e.cut = atFrameEdge(cm.bb, w, h) && atFrameEdge(e.box(), w, h)
+						d.cells = append(d.cells, e)
+					}
+					if len(d.cells) > 0 {
+						d.weak = true
+						found = append(found, d)
+					}
 				}
 			}
 			if cm.big || len(found) > 0 {
@@ -429,13 +493,18 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 		cands = more
 	}
 
+	// A die as light as the floor may show only its pips: a few like
+	// specks close together, apart from the candidates.
+	r.pipCands = pipGroups(specks, cands, sd, lab, w, h, r.pipCands[:0])
+	for i := range r.pipCands {
+		r.pipCands[i].toFrame(sc)
+	}
 	for i := range cands {
 		c := &cands[i]
-		c.cx = (c.cx+0.5)/sc - 0.5
-		c.cy = (c.cy+0.5)/sc - 0.5
-		c.w /= sc
-		c.h /= sc
-		c.edge /= sc
+		c.toFrame(sc)
+		for k := range c.cells {
+			c.cells[k].toFrame(sc)
+		}
 	}
 
 	// Without a known size, keep candidates near the typical size (and
@@ -452,6 +521,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			return nil, nil
 		}
 	}
+	r.detSc, r.detEdge = sc, est*sc
 	out := cands[:0]
 	for _, c := range cands {
 		e := est
@@ -459,13 +529,25 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			e = r.expectedAt(c.cx+float64(off.X), c.cy+float64(off.Y))
 		}
 		c.sizeRatio = c.edge / e
-		if c.sizeRatio < 0.6 || c.sizeRatio > 3 || c.edge < 8 || (c.sizeRatio > 1.6 && sFull > 0) {
+		cells := c.cells[:0]
+		for _, d := range c.cells {
+			if d.sizeRatio = d.edge / e; d.sizeRatio >= 0.6 && d.sizeRatio <= 1.6 && d.edge >= 8 {
+				cells = append(cells, d)
+			}
+		}
+		c.cells = cells
+		if c.sizeRatio < 0.6 || c.edge < 8 {
 			continue
 		}
-		// Far larger than the typical size, without a known one: the
-		// typical size may be clutter's (a keyboard's keys), the dice
-		// the larger regions.
-		c.over = c.sizeRatio > 1.6
+		// Far larger than one die, with no die-sized cells and not a
+		// wall's part: dropped with a known size; without one, the
+		// typical size may be clutter's (a keyboard's keys) and the dice
+		// the larger regions, so up to three times it is kept.
+		big := c.sizeRatio > 1.6 && len(c.cells) == 0 && !(c.guess && c.sizeRatio <= guessMax)
+		if big && (sFull > 0 || c.sizeRatio > 3) {
+			continue
+		}
+		c.over = big
 		c.weak = c.weak || c.over
 		out = append(out, c)
 	}
@@ -788,7 +870,13 @@ func gridSplit(c candidate, sd float64, in func(x, y int) bool) []candidate {
 	if math.Min(c.w, c.h) < 1.6*sd {
 		return nil
 	}
-	nu, nv := int(math.Round(c.w/sd)), int(math.Round(c.h/sd))
+	return gridCells(c, sd, in)
+}
+
+// gridCells cuts a rectangle into a grid of cells about sd (a die edge)
+// across, up to four each way, and keeps the cells that in(x, y) covers.
+func gridCells(c candidate, sd float64, in func(x, y int) bool) []candidate {
+	nu, nv := max(1, int(math.Round(c.w/sd))), max(1, int(math.Round(c.h/sd)))
 	nu, nv = min(nu, 4), min(nv, 4)
 	cw, ch := c.w/float64(nu), c.h/float64(nv)
 	ux, uy := math.Cos(c.angle), math.Sin(c.angle)

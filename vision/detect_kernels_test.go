@@ -4,6 +4,7 @@ import (
 	"image"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -97,7 +98,7 @@ func TestDetectKernelsExact(t *testing.T) {
 		}
 		var seen []int32
 		for _, core := range findCores(lab, got, w, bb, id, float32(1+rng.IntN(4)), &seen) {
-			if g, d := rectOf(core), rectOfDirect(core); g != d {
+			if g, d := rectOf(core), rectOfDirect(core); !reflect.DeepEqual(g, d) {
 				t.Fatalf("rectOf: %+v, direct loop gives %+v", g, d)
 			}
 		}

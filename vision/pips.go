@@ -303,7 +303,7 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 		c = alignAngle(fr, c)
 	}
 	fv := s.read1(fr, c)
-	if fv.value > 0 && fv.conf >= retryBelow {
+	if (fv.value > 0 && fv.conf >= retryBelow) || c.firstLook {
 		return fv
 	}
 	// The hue-only look is for the first rectangle only.

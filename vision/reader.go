@@ -6,6 +6,7 @@ import (
 	"image"
 	"math"
 	"os"
+	"slices"
 	"sort"
 
 	"gocv.io/x/gocv"
@@ -45,6 +46,10 @@ const (
 // readTrace, when set (tests), is called with every detection kept and
 // the pip reader's conclusions behind it, before size evidence and sorting.
 var readTrace func(d *Detection, fv faceValue, shrunk bool)
+
+// candTrace, when set (tests), is called with every candidate read: its
+// footprint, the pip reader's conclusions and whether the face was shrunk.
+var candTrace func(blob image.Rectangle, fv faceValue, shrunk bool)
 
 // ErrNotImage is returned by ReadFile for a file that is not an image.
 var ErrNotImage = errors.New("vision: not an image")
@@ -92,6 +97,17 @@ type Reader struct {
 	runBuf     []uint16
 	ownBuf     []int32
 	looks      []look
+	// rest: the regions of the last detect's labels (in r.lab, at scale
+	// detSc, die edge detEdge there) that restCands looks at again.
+	rest      []restComp
+	detSc     float64
+	detEdge   float64
+	restLab   []int32
+	restDist  []float32
+	restStack []int32
+	// specks and pipCands: see detect and pipGroups.
+	specks   []speck
+	pipCands []candidate
 }
 
 // NewReader returns a Reader with the given options.
@@ -198,11 +214,14 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 	}
 	clear(r.checked)
 	// A region too long for one die (see pairEnds), with the index of
-	// its own detection in out (-1: none).
+	// its own detection in out (-1: none). With cells, the ends are the
+	// cells of a part of a cluster too large for one die (see detect),
+	// cut along the region's outline.
 	type long struct {
 		c      candidate
 		ends   []candidate
 		parent int
+		cells  bool
 	}
 	var longs []long
 	looks := r.looks[:0]
@@ -219,8 +238,10 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 			parent = len(out) - 1
 		}
 		looks = append(looks, look{c, parent})
-		if e := pairEnds(c); e != nil {
-			longs = append(longs, long{c, e, parent})
+		if c.cells != nil {
+			longs = append(longs, long{c, c.cells, parent, true})
+		} else if e := pairEnds(c); e != nil {
+			longs = append(longs, long{c, e, parent, false})
 		}
 	}
 	readOne := false
@@ -267,8 +288,11 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 			// the other die, or onto the rest of one larger face), and
 			// only two pips or more (one spot anywhere in the square,
 			// a glint, a dark seam between two dice, reads as a one).
+			// A cell's place follows the region's outline: any value
+			// counts.
+			e.firstLook = !lg.cells
 			d, ok := r.readCandidate(fr, e, roi, ocx, ocy)
-			if !ok || d.Value < 2 || d.Confidence <= secondLookMaxConf {
+			if !ok || (!lg.cells && (d.Value < 2 || d.Confidence <= secondLookMaxConf)) {
 				continue
 			}
 			if covers(out, d, func(i int) bool { return drop[i] || (i == lg.parent && !own) }) || covers(found, d, nil) {
@@ -276,10 +300,10 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 			}
 			found = append(found, d)
 		}
-		if len(found) == 0 || (!own && len(found) < 2 && known) {
+		if len(found) == 0 || (!own && len(found) < 2 && (known || lg.cells)) {
 			continue
 		}
-		if !own && len(found) == 1 {
+		if !own && len(found) == 1 && !lg.cells {
 			// One face read in the region: a die with a long shadow or
 			// side faces, a die on another, a cocked die, or a pair
 			// whose other face does not read. The region's size and
@@ -302,6 +326,50 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 		}
 		out = kept
 	}
+	// The rest of a cluster once the dice read in it are taken out: a
+	// die-sized part there is a die the cuts missed (weak: kept only
+	// when it reads). A part that is an unread die's own (each holds
+	// the other's centre) is a second look at that die: a value of
+	// first-look confidence is its value, at a second look's.
+	for _, c := range append(r.restCands(out, roi), r.pipCands...) {
+		// Only a first look counts in a region where nothing read, and
+		// on an unread die (see below).
+		at := image.Pt(int(c.cx)+roi.Min.X, int(c.cy)+roi.Min.Y)
+		c.firstLook = c.unsure || slices.ContainsFunc(out, func(o Detection) bool { return o.Value == 0 && at.In(o.Box) })
+		d, ok := r.readCandidate(fr, c, roi, ocx, ocy)
+		if !ok || d.Value == 0 {
+			continue
+		}
+		if i := unreadUnder(out, d); i >= 0 {
+			if d.Confidence > secondLookMaxConf {
+				o := &out[i]
+				o.Value, o.Confidence = d.Value, secondLookMaxConf
+				// The frame's pip check sees the value's layout.
+				rec := r.checked[[2]float64{d.CX, d.CY}]
+				rec.weak = false
+				r.checked[[2]float64{o.CX, o.CY}] = rec
+			}
+			continue
+		}
+		if covers(out, d, nil) {
+			continue
+		}
+		if c.unsure {
+			// In a region where nothing else read, as at a long
+			// region's ends: a first look's value of two pips or more.
+			// The die may be cocked (its face turned from the camera
+			// is what kept the region from reading), and its face's
+			// place is a guess: it is reported not flat, its value
+			// with a second look's confidence.
+			if d.Value < 2 || d.Confidence <= secondLookMaxConf {
+				continue
+			}
+			d.Confidence = secondLookMaxConf
+			d.Flatness = min(d.Flatness, 0.5*r.opts.MinFlatness)
+			d.Flat = false
+		}
+		out = append(out, d)
+	}
 	out = r.framePipCheck(out)
 	r.sizeEvidence(out)
 	sort.Slice(out, func(i, j int) bool {
@@ -316,8 +384,9 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 // readCandidate reads one candidate's face. It reports false for a weak
 // candidate that did not read.
 func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, ocx, ocy float64) (Detection, bool) {
-	blob := c.box()
+	blob, pipsOnly := c.box(), c.pipsOnly
 	c = topFace(c, ocx, ocy)
+	top := c
 	d := Detection{
 		CX:        c.cx + float64(roi.Min.X),
 		CY:        c.cy + float64(roi.Min.Y),
@@ -332,7 +401,9 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 	// so the face's place is less sure and its value needs more
 	// confidence. Unless the die's own outline at full size is about
 	// the face's size: then the rest of the region was not die.
-	shrunk := fv.c.edge < 0.75*c.edge && (fv.silEdge == 0 || fv.c.edge < silFaceShare*fv.silEdge)
+	// A part of a cluster too large for one die (it has cells) is like
+	// such a region: one face read in it needs as much confidence.
+	shrunk := (fv.c.edge < 0.75*c.edge && (fv.silEdge == 0 || fv.c.edge < silFaceShare*fv.silEdge)) || c.cells != nil
 	c = fv.c
 	d.CX, d.CY = c.cx+float64(roi.Min.X), c.cy+float64(roi.Min.Y)
 	d.EdgePx = c.edge
@@ -342,6 +413,9 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 	}
 	d.Confidence = fv.conf
 	r.lastPipOff = 0
+	if candTrace != nil {
+		candTrace(blob, fv, shrunk)
+	}
 	if fv.value > 0 && fv.conf >= r.opts.MinConfidence && (!shrunk || fv.conf >= shrunkConfidence) && !r.veto(fr, fv, &d) && r.check(fr, fv, &d) {
 		d.Value = fv.value
 	} else if c.weak {
@@ -350,15 +424,34 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 	if d.Value > 0 {
 		// The pips read mark the top face's centre: take the face
 		// out of the die's footprint around them.
-		if fb, ok := faceAroundPips(fr, blob, fv.pipBox, c.edge); ok {
+		// (Not on a die found by its pips alone: its body is too
+		// like the floor to tell them apart; the face read stays.)
+		if fb, ok := faceAroundPips(fr, blob, fv.pipBox, c.edge); ok && !pipsOnly {
 			d.Box = fb.Add(roi.Min).Intersect(roi)
 		}
 		r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: r.lastPipOff, weak: c.weak}
+	} else if shrunk {
+		// No value, and the face the pip reader settled on is much
+		// smaller than the die's footprint: with no pips read to back
+		// its place, the footprint's top face is the better box.
+		d.Box = top.box().Add(roi.Min).Intersect(roi)
 	}
 	if readTrace != nil {
 		readTrace(&d, fv, shrunk)
 	}
 	return d, true
+}
+
+// unreadUnder returns the index of the unread detection of dets that is
+// d's die (each holds the other's centre), or -1.
+func unreadUnder(dets []Detection, d Detection) int {
+	at := image.Pt(int(d.CX), int(d.CY))
+	for i, o := range dets {
+		if o.Value == 0 && at.In(o.Box) && image.Pt(int(o.CX), int(o.CY)).In(d.Box) {
+			return i
+		}
+	}
+	return -1
 }
 
 // covers reports whether a detection of dets (but those skip reports
