@@ -52,7 +52,8 @@ type faceScratch struct {
 	kept     []pipBlob // the blobs components returned
 	keptSave []pipBlob
 	med      [3]float64 // the body's colour (BGR), from pipMap
-	// noChroma leaves out readAt's hue-only look.
+	// noChroma leaves out readAt's looks on other maps (darkness, hue,
+	// redness).
 	noChroma bool
 	g1       [faceN * faceN]float64
 	g2       [faceN * faceN]float64
@@ -306,9 +307,18 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 	if fv.value > 0 && fv.conf >= retryBelow {
 		return fv
 	}
-	// The hue-only look is for the first rectangle only.
+	// The looks on other maps (hue, darkness, redness) are for the
+	// rectangles the pips did not place: the first, the outline's and
+	// the larger one. A rectangle re-centred or turned on the pips found
+	// is read on the colour distance alone.
 	s.noChroma = true
 	defer func() { s.noChroma = false }()
+	allMaps := func(c candidate) faceValue {
+		s.noChroma = false
+		f := s.read1(fr, c)
+		s.noChroma = true
+		return f
+	}
 	second := func(f faceValue) (faceValue, bool) {
 		f.conf = min(f.conf, secondLookMaxConf)
 		return f, f.value > 2 && f.conf >= retryBelow
@@ -334,7 +344,7 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 	// The outline's own rectangle: the segmentation's, found at about 18
 	// px a die, may hold shadow or side, or be a few pixels off.
 	if silOK {
-		if f, ok := second(s.read1(fr, cs)); ok {
+		if f, ok := second(allMaps(cs)); ok {
 			return f
 		}
 	}
@@ -343,7 +353,7 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 	cb.w *= 1.3
 	cb.h *= 1.3
 	cb.edge *= 1.3
-	if f, ok := second(s.read1(fr, cb)); ok {
+	if f, ok := second(allMaps(cb)); ok {
 		return f
 	}
 	// A 4 in a rectangle far from square may be a 6 cut short by a row.
