@@ -55,6 +55,8 @@ type faceScratch struct {
 	// noChroma leaves out readAt's looks on other maps (darkness, hue,
 	// redness).
 	noChroma bool
+	// keepRect has readAt read the rectangle as given, without refine.
+	keepRect bool
 	g1       [faceN * faceN]float64
 	g2       [faceN * faceN]float64
 	tmp      [faceN * faceN]float64
@@ -347,6 +349,18 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 		if f, ok := second(allMaps(cs)); ok {
 			return f
 		}
+		// Again without refine's trim: the outline bounds the face
+		// already, and on a dark or marbled body refine may take rows
+		// of the face for floor and cut it short on one side, its pips
+		// then off the patch's centre.
+		if !c.weak {
+			s.keepRect = true
+			f := allMaps(cs)
+			s.keepRect = false
+			if f, ok := second(f); ok {
+				return f
+			}
+		}
 	}
 	// The rectangle may be too small for the face: read a larger one.
 	cb := c
@@ -410,7 +424,7 @@ func (s *faceScratch) read1(fr bgrImage, c candidate) faceValue {
 func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 	s.sample(fr, c)
 	s.pipMap()
-	if rc, ok := s.refine(c); ok {
+	if rc, ok := s.refine(c); ok && !s.keepRect {
 		c = rc
 		s.sample(fr, c)
 		s.pipMap()
