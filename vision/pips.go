@@ -353,7 +353,7 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 		// already, and on a dark or marbled body refine may take rows
 		// of the face for floor and cut it short on one side, its pips
 		// then off the patch's centre.
-		if !c.weak {
+		if !c.weak && s.trims(fr, cs) {
 			s.keepRect = true
 			f := allMaps(cs)
 			s.keepRect = false
@@ -384,6 +384,15 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 		}
 	}
 	return fv
+}
+
+// trims reports whether refine changes the candidate's rectangle (when it
+// does not, a look without it reads the same).
+func (s *faceScratch) trims(fr bgrImage, c candidate) bool {
+	s.sample(fr, c)
+	s.pipMap()
+	_, ok := s.refine(c)
+	return ok
 }
 
 // read1 reads the face in the candidate's rectangle, again a little larger
