@@ -52,8 +52,11 @@ type faceScratch struct {
 	kept     []pipBlob // the blobs components returned
 	keptSave []pipBlob
 	med      [3]float64 // the body's colour (BGR), from pipMap
-	// noChroma leaves out readAt's hue-only look.
+	// noChroma leaves out readAt's looks on other maps (darkness, hue,
+	// redness).
 	noChroma bool
+	// keepRect has readAt read the rectangle as given, without refine.
+	keepRect bool
 	g1       [faceN * faceN]float64
 	g2       [faceN * faceN]float64
 	tmp      [faceN * faceN]float64
@@ -306,9 +309,18 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 	if (fv.value > 0 && fv.conf >= retryBelow) || c.firstLook {
 		return fv
 	}
-	// The hue-only look is for the first rectangle only.
+	// The looks on other maps (hue, darkness, redness) are for the
+	// rectangles the pips did not place: the first, the outline's and
+	// the larger one. A rectangle re-centred or turned on the pips found
+	// is read on the colour distance alone.
 	s.noChroma = true
 	defer func() { s.noChroma = false }()
+	allMaps := func(c candidate) faceValue {
+		s.noChroma = false
+		f := s.read1(fr, c)
+		s.noChroma = true
+		return f
+	}
 	second := func(f faceValue) (faceValue, bool) {
 		f.conf = min(f.conf, secondLookMaxConf)
 		return f, f.value > 2 && f.conf >= retryBelow
@@ -334,8 +346,20 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 	// The outline's own rectangle: the segmentation's, found at about 18
 	// px a die, may hold shadow or side, or be a few pixels off.
 	if silOK {
-		if f, ok := second(s.read1(fr, cs)); ok {
+		if f, ok := second(allMaps(cs)); ok {
 			return f
+		}
+		// Again without refine's trim: the outline bounds the face
+		// already, and on a dark or marbled body refine may take rows
+		// of the face for floor and cut it short on one side, its pips
+		// then off the patch's centre.
+		if !c.weak && s.trims(fr, cs) {
+			s.keepRect = true
+			f := allMaps(cs)
+			s.keepRect = false
+			if f, ok := second(f); ok {
+				return f
+			}
 		}
 	}
 	// The rectangle may be too small for the face: read a larger one.
@@ -343,7 +367,7 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 	cb.w *= 1.3
 	cb.h *= 1.3
 	cb.edge *= 1.3
-	if f, ok := second(s.read1(fr, cb)); ok {
+	if f, ok := second(allMaps(cb)); ok {
 		return f
 	}
 	// A 4 in a rectangle far from square may be a 6 cut short by a row.
@@ -360,6 +384,15 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 		}
 	}
 	return fv
+}
+
+// trims reports whether refine changes the candidate's rectangle (when it
+// does not, a look without it reads the same).
+func (s *faceScratch) trims(fr bgrImage, c candidate) bool {
+	s.sample(fr, c)
+	s.pipMap()
+	_, ok := s.refine(c)
+	return ok
 }
 
 // read1 reads the face in the candidate's rectangle, again a little larger
@@ -400,7 +433,7 @@ func (s *faceScratch) read1(fr bgrImage, c candidate) faceValue {
 func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 	s.sample(fr, c)
 	s.pipMap()
-	if rc, ok := s.refine(c); ok {
+	if rc, ok := s.refine(c); ok && !s.keepRect {
 		c = rc
 		s.sample(fr, c)
 		s.pipMap()
