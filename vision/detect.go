@@ -742,12 +742,19 @@ func rectOf(pts []image.Point) candidate {
 	// its leftmost and rightmost pixels. Only those are projected.
 	var buf [2 * rectRows][2]float64
 	ext := rowExtremes(pts, buf[:0])
+	return minRect(ext, 2, rectOfCos[:], rectOfSin[:])
+}
+
+// minRect is the minimum-area rectangle, over turns of step degrees from
+// 0 up to 90 (cosT and sinT hold each turn's cosine and sine), around the
+// pixel centres pts, each pixel counted as a unit square.
+func minRect(pts [][2]float64, step int, cosT, sinT []float64) candidate {
 	best := candidate{w: math.Inf(1), h: 1}
-	for deg := 0; deg < 90; deg += 2 {
+	for deg := 0; deg < 90; deg += step {
 		a := float64(deg) * math.Pi / 180
-		co, si := rectOfCos[deg/2], rectOfSin[deg/2]
+		co, si := cosT[deg/step], sinT[deg/step]
 		u0, u1, v0, v1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-		for _, p := range ext {
+		for _, p := range pts {
 			u := p[0]*co + p[1]*si
 			v := -p[0]*si + p[1]*co
 			// Finite values: the same as min and max, without their

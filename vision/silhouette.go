@@ -127,36 +127,7 @@ func (s *faceScratch) silhouette(fr bgrImage, c candidate) (candidate, bool) {
 		}
 	}
 	// The tightest rectangle, turn by turn (one degree).
-	best := candidate{w: math.Inf(1), h: 1}
-	for deg := 0; deg < 90; deg++ {
-		a := float64(deg) * math.Pi / 180
-		co, si := silCos[deg], silSin[deg]
-		u0, u1, v0, v1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-		for _, p := range pts {
-			u := p[0]*co + p[1]*si
-			v := -p[0]*si + p[1]*co
-			// Finite values: the same as min and max, without their
-			// NaN checks.
-			if u < u0 {
-				u0 = u
-			}
-			if u > u1 {
-				u1 = u
-			}
-			if v < v0 {
-				v0 = v
-			}
-			if v > v1 {
-				v1 = v
-			}
-		}
-		pad := math.Abs(co) + math.Abs(si)
-		cw, ch := u1-u0+pad, v1-v0+pad
-		if cw*ch < best.w*best.h {
-			uc, vc := (u0+u1)/2, (v0+v1)/2
-			best = candidate{cx: uc*co - vc*si, cy: uc*si + vc*co, w: cw, h: ch, angle: a}
-		}
-	}
+	best := minRect(pts, 1, silCos[:], silSin[:])
 	// The outline with its holes (pips the floor's colour) filled: the
 	// pixels the floor does not reach from the region's border. A die
 	// seen from above fills its rectangle but for rounded corners; an
