@@ -265,13 +265,16 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	defer func() { r.seen = seen }()
 	// specks: regions too small or thin for a die (the pips of a die
 	// the colour mask did not take in, among others).
+	// They and the regions (r.rest) are kept only for ReadRegion's rest
+	// pass, which runs without a known die size.
+	rest := !r.knownSize()
 	specks := r.specks[:0]
 	defer func() { r.specks = specks[:0] }()
 	for i := 1; i < n; i++ {
 		area := int(stats[5*i+4])
 		x0, y0 := int(stats[5*i]), int(stats[5*i+1])
 		bb := image.Rect(x0, y0, x0+int(stats[5*i+2]), y0+int(stats[5*i+3]))
-		if max(bb.Dx(), bb.Dy()) <= minDim/8 {
+		if rest && max(bb.Dx(), bb.Dy()) <= minDim/8 {
 			specks = append(specks, speck{int32(i), bb, area})
 		}
 		if area < minArea {
@@ -281,7 +284,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			// A wall, a rail, a hand, a heap of chips: dice touching it
 			// are looked for below, once the die size is known.
 			comps = append(comps, comp{id: int32(i), bb: bb, big: true})
-			if s0 <= 0 {
+			if rest && s0 <= 0 {
 				// Without a known die size, a wall's die-sized parts
 				// are cut as guesses (see below): what they miss is
 				// looked at again with the rest of the clusters.
@@ -324,7 +327,9 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			cands[k].cut = cut && atFrameEdge(cands[k].box(), w, h)
 		}
 		comps = append(comps, cm)
-		r.rest = append(r.rest, restComp{id: cm.id, bb: bb})
+		if rest {
+			r.rest = append(r.rest, restComp{id: cm.id, bb: bb})
+		}
 	}
 
 	// The die size in detection pixels: known, or estimated from the
@@ -495,7 +500,9 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 
 	// A die as light as the floor may show only its pips: a few like
 	// specks close together, apart from the candidates.
-	r.pipCands = pipGroups(specks, cands, sd, lab, w, h, r.pipCands[:0])
+	if rest {
+		r.pipCands = pipGroups(specks, cands, sd, lab, w, h, r.pipCands[:0])
+	}
 	for i := range r.pipCands {
 		r.pipCands[i].toFrame(sc)
 	}

@@ -36,7 +36,7 @@ type look struct {
 // one more wrong from the ends), while read without a known size it
 // gained on the stills and on the angled webcam photos alike.
 func (r *Reader) readAway(fr bgrImage, roi image.Rectangle, ocx, ocy float64, out []Detection, looks []look) {
-	known := r.opts.ExpectedEdgePx != nil || r.opts.DiePx > 0
+	known := r.knownSize()
 	agree := 0.7
 	if known {
 		agree = 0.5

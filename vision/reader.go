@@ -277,7 +277,7 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 	// region when it did not read. With a known die size, one face
 	// alone in a region that did not read is left out: the region is
 	// reported as it was found, unread.
-	known := r.opts.ExpectedEdgePx != nil || r.opts.DiePx > 0
+	known := r.knownSize()
 	drop := map[int]bool{}
 	for _, lg := range longs {
 		own := lg.parent >= 0 && out[lg.parent].Value > 0
@@ -389,6 +389,13 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 		return out[i].Box.Min.X < out[j].Box.Min.X
 	})
 	return out, nil
+}
+
+// knownSize reports whether the Reader is given the die size (a
+// calibration's ExpectedEdgePx, or DiePx) rather than estimating it from
+// the image.
+func (r *Reader) knownSize() bool {
+	return r.opts.ExpectedEdgePx != nil || r.opts.DiePx > 0
 }
 
 // readCandidate reads one candidate's face. It reports false for a weak

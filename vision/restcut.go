@@ -16,9 +16,9 @@ type restComp struct {
 }
 
 // restCands returns a weak candidate for each die-sized part of the
-// regions r.rest that no detection of dets covers (boxes in roi
-// pixels) that read covers: the rest of a cluster once the dice read in
-// it are taken out, or of a region where nothing read.
+// regions r.rest that no read detection of dets (boxes in roi pixels)
+// covers: the rest of a cluster once the dice read in it are taken out,
+// or of a region where nothing read.
 // It works on the labels detect left in r.lab, at its scale r.detSc,
 // with the die edge r.detEdge there (0: none known).
 func (r *Reader) restCands(dets []Detection, roi image.Rectangle) []candidate {
