@@ -63,8 +63,8 @@ func (r *Reader) readAway(fr bgrImage, roi image.Rectangle, ocx, ocy float64, ou
 		edges = append(edges, d.EdgePx)
 	}
 	n := len(edges)
-	// Two read faces at least must agree on the side (their offsets
-	// sum to agree of their lengths' sum), and lie off their
+	// Two read faces at least must agree on the side (their offsets'
+	// sum at least agree times their lengths' sum), and lie off their
 	// footprints' centres by a tenth of a face on average. With fewer,
 	// the frame does not tell the side: without a known die size both
 	// ends of an oblong footprint are read (below).
