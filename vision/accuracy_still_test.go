@@ -79,6 +79,8 @@ type stillTally struct {
 	// Confidently wrong over every detected die, and by group.
 	confidentWrongAll int
 	groupConfWrong    map[string]int
+	// relAll: the values given to every detected die, by confidence.
+	relAll reliability
 	// Detection per group: truth count and matched count.
 	groupN, groupHit map[string]int
 
@@ -218,10 +220,12 @@ func (st *stillTally) add(tr scene.StillTruth, dets []Detection) {
 			st.confidentWrongAll++
 			st.groupConfWrong[grp]++
 		}
+		st.relAll.add(d.Value, g.Value, d.Confidence)
 		switch grp {
 		case "clean":
 			st.val.matched++
 			st.val.confusion[g.Value][d.Value]++
+			st.val.rel.add(d.Value, g.Value, d.Confidence)
 			if d.Value != 0 && d.Value != g.Value && d.Confidence >= 0.9 {
 				st.val.confidentWrong++
 			}
@@ -313,6 +317,7 @@ func (st *stillTally) report() string {
 		fmt.Fprintf(&b, "%s %d", g, st.groupConfWrong[g])
 	}
 	b.WriteString(")\n")
+	b.WriteString("every detected die: " + st.relAll.report())
 	fmt.Fprintf(&b, "cocked recall %.2f%% (%d/%d detected cocked dice not flat; %d cocked dice in all, recall over all %.2f%%); not flat or value withheld %.2f%% (%d)\n",
 		100*st.cockedRecall(), st.cockedHit, st.cockedDet, st.cockedN, 100*ratio(st.cockedHit, st.cockedN),
 		100*ratio(st.cockedSafe, st.cockedDet), st.cockedSafe)

@@ -101,6 +101,51 @@ type tally struct {
 	// notFlat and bigger count the detections reported not flat and those
 	// with a size ratio at or above the rules' stacked cut (1.12).
 	notFlat, bigger int
+	// rel: the values given, by confidence (see reliability).
+	rel reliability
+}
+
+// confBins are the lower edges of the reliability table's confidence
+// bins: [0, 0.5), [0.5, 0.7), ... [0.95, 1].
+var confBins = []float64{0, 0.5, 0.7, 0.8, 0.9, 0.95}
+
+// reliability counts the values given (Value > 0) and the wrong ones among
+// them by confidence bin (confBins), so that one can see whether a value's
+// Confidence means what it says: the share wrong should fall as the
+// confidence rises, and stay near nothing from 0.9 up.
+type reliability struct {
+	given, wrong [6]int
+}
+
+// add counts one value given: read for a die whose true face is truth.
+func (rl *reliability) add(read, truth int, conf float64) {
+	if read == 0 {
+		return
+	}
+	k := 0
+	for i, lo := range confBins {
+		if conf >= lo {
+			k = i
+		}
+	}
+	rl.given[k]++
+	if read != truth {
+		rl.wrong[k]++
+	}
+}
+
+// report is the table on one line per bin.
+func (rl *reliability) report() string {
+	var b strings.Builder
+	b.WriteString("reliability (values given, by confidence):\n")
+	for k, lo := range confBins {
+		hi := "1"
+		if k+1 < len(confBins) {
+			hi = fmt.Sprintf("%.2f", confBins[k+1])
+		}
+		fmt.Fprintf(&b, "  conf %.2f..%-4s given %5d  wrong %4d (%.2f%%)\n", lo, hi, rl.given[k], rl.wrong[k], 100*ratio(rl.wrong[k], rl.given[k]))
+	}
+	return b.String()
 }
 
 func (t *tally) recall() float64    { return ratio(t.matched, t.truth) }
@@ -245,6 +290,7 @@ func evalPhotoSet(t testing.TB, ps photoSet, r *Reader, pipBoxes bool) tally {
 			if d.Value != 0 && d.Value != g.value && d.Confidence >= 0.9 {
 				tl.confidentWrong++
 			}
+			tl.rel.add(d.Value, g.value, d.Confidence)
 		}
 		if debug != "" {
 			writeDebug(debug, ps.name+"_"+name, img, truth, dets, pairs)
@@ -303,8 +349,9 @@ func (tl *tally) detectionReport() string {
 // and the confusion matrix.
 func (tl *tally) valueReport() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "value among detected: correct %.2f%%  wrong %.2f%%  unreadable %.2f%%  (confidently wrong: %d)\n",
-		100*ratio(tl.correct(), tl.matched), 100*ratio(tl.wrong(), tl.matched), 100*ratio(tl.unreadable(), tl.matched), tl.confidentWrong)
+	fmt.Fprintf(&b, "value among detected: correct %.2f%%  wrong %.2f%%  unreadable %.2f%%  (confidently wrong: %d); value accuracy among values given %.3f%%\n",
+		100*ratio(tl.correct(), tl.matched), 100*ratio(tl.wrong(), tl.matched), 100*ratio(tl.unreadable(), tl.matched), tl.confidentWrong,
+		100*ratio(tl.correct(), tl.correct()+tl.wrong()))
 	b.WriteString("confusion (rows: true face, columns: read; ? = unreadable)\n       ?     1     2     3     4     5     6\n")
 	for v := 1; v <= 6; v++ {
 		fmt.Fprintf(&b, "  %d", v)
@@ -312,6 +359,9 @@ func (tl *tally) valueReport() string {
 			fmt.Fprintf(&b, " %5d", tl.confusion[v][p])
 		}
 		b.WriteString("\n")
+	}
+	if tl.rel != (reliability{}) {
+		b.WriteString(tl.rel.report())
 	}
 	return b.String()
 }

@@ -78,6 +78,14 @@ func TestStillWrongDump(t *testing.T) {
 	}
 	defer all.Close()
 	fmt.Fprintln(all, "seed\tmode\tdie\tgroup\tstyle\tbg\ttilt\ttruth\tread\tconf\tflatness\tsizeRel\tpipRel\treason\tfinal\tcolSpread\tpipOff\tframeRel\tframeReason")
+	// Every value published (Value > 0), right or wrong, with what the
+	// reader knew of the die, for rules on confidence.
+	given, err := os.Create(filepath.Join(dir, "given.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer given.Close()
+	fmt.Fprintln(given, "seed\tmode\tdie\tgroup\ttruth\tvalue\tconf\tflat\tflatness\tsizeRatio\tedgeRel\tshrunk\ttraced\tblobs\tlv\tlscore\ttmpl\tncc\tjunk\tsq\tempty\tsilRel\tnbCover\tnbDist\tocclTrue")
 	plain := NewReader(ReaderOptions{})
 	defer plain.Close()
 	cal := NewReader(ReaderOptions{DiePx: 1})
@@ -107,6 +115,30 @@ func TestStillWrongDump(t *testing.T) {
 			}
 			for _, p := range matchStill(tr.Dice, dets) {
 				g, d := tr.Dice[p[0]], dets[p[1]]
+				if d.Value > 0 {
+					tc, traced := seen[key{d.CX, d.CY}]
+					nbCover, nbDist := 0.0, math.Inf(1)
+					for j, o := range dets {
+						if j == p[1] {
+							continue
+						}
+						in := o.Box.Intersect(d.Box)
+						if a := d.Box.Dx() * d.Box.Dy(); a > 0 {
+							nbCover = max(nbCover, float64(in.Dx()*in.Dy())/float64(a))
+						}
+						if d.EdgePx > 0 {
+							nbDist = min(nbDist, math.Hypot(o.CX-d.CX, o.CY-d.CY)/d.EdgePx)
+						}
+					}
+					silRel := 0.0
+					if tc.fv.silEdge > 0 {
+						silRel = tc.fv.c.edge / tc.fv.silEdge
+					}
+					fmt.Fprintf(given, "%d\t%s\t%d\t%s\t%d\t%d\t%.3f\t%v\t%.3f\t%.3f\t%.3f\t%v\t%v\t%d\t%d\t%.3f\t%d\t%.3f\t%v\t%v\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\n",
+						seed, mode, p[0], stillGroup(g), g.Value, d.Value, d.Confidence, d.Flat, d.Flatness, d.SizeRatio, d.EdgePx/tr.EdgePx,
+						tc.shrunk, traced, tc.fv.blobs, tc.fv.lv, tc.fv.lscore, tc.fv.tmpl, tc.fv.nccScore, tc.fv.junk, tc.fv.sq, tc.fv.empty, silRel,
+						nbCover, nbDist, g.Occluded)
+				}
 				if ci, ok := checks[key{d.CX, d.CY}]; ok {
 					fmt.Fprintf(all, "%d\t%s\t%d\t%s\t%s\t%s\t%.1f\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%d\t%.3f\t%.3f\t%.3f\t%q\n",
 						seed, mode, p[0], stillGroup(g), g.Style, tr.Background, tr.CameraTiltDeg, g.Value, seen[key{d.CX, d.CY}].fv.value, d.Confidence,
