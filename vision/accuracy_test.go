@@ -376,6 +376,9 @@ type photoBar struct {
 	// pipBoxes: the set's labels box the pips, not always the face (see
 	// its SOURCE.md), so a label may match a detection's PipBox too.
 	pipBoxes bool
+	// maxConfidentWrong: the most wrong values read with confidence
+	// 0.9 or more.
+	maxConfidentWrong int
 }
 
 // photoBars: wrong <= 1% is the issue's bar and is held as is. The other
@@ -383,8 +386,11 @@ type photoBar struct {
 // small margin), below the issue's bar, which is printed beside the
 // figures: raise them as the reader improves, never lower them.
 var photoBars = []photoBar{
+	// byler_d6's one confidently wrong value is a label's: the die labelled
+	// 2 in IMG_20191209_095954.jpg (near x 240, y 340) shows three pips
+	// on a diagonal, and is read as a 3.
 	{set: "byler_d6", minRecall: 0.965, minPrecision: 0.975, maxWrong: 0.01, maxUnreadable: 0.105,
-		issueRecall: 0.97, issuePrecision: 0.97, issueWrong: 0.01, issueUnreadable: 0.05},
+		issueRecall: 0.97, issuePrecision: 0.97, issueWrong: 0.01, issueUnreadable: 0.05, maxConfidentWrong: 1},
 	{set: "matteo_webcam", minRecall: 0.87, minPrecision: 0, maxWrong: 0.01, maxUnreadable: 0.03,
 		issueRecall: 0.90, issuePrecision: 0, issueWrong: 0.01, issueUnreadable: 1, pipBoxes: true},
 }
@@ -416,6 +422,9 @@ func TestAccuracyPhotos(t *testing.T) {
 			}
 			if u := ratio(tl.unreadable(), tl.matched); u > bar.maxUnreadable {
 				t.Errorf("unreadable %.4f above ceiling %.4f", u, bar.maxUnreadable)
+			}
+			if tl.confidentWrong > bar.maxConfidentWrong {
+				t.Errorf("%d confidently wrong values, ceiling %d", tl.confidentWrong, bar.maxConfidentWrong)
 			}
 		})
 	}

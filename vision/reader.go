@@ -382,6 +382,7 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 	}
 	out = r.framePipCheck(out)
 	r.sizeEvidence(out)
+	r.doubtCap(out)
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Box.Min.Y != out[j].Box.Min.Y {
 			return out[i].Box.Min.Y < out[j].Box.Min.Y
@@ -446,7 +447,8 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		if fb, ok := faceAroundPips(fr, blob, fv.pipBox, c.edge); ok && !pipsOnly {
 			d.Box = fb.Add(roi.Min).Intersect(roi)
 		}
-		r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: r.lastPipOff, weak: c.weak}
+		r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: r.lastPipOff, weak: c.weak,
+			shrunk: shrunk, weakCue: fv.lscore < 1 || fv.nccScore < 1}
 	} else if shrunk {
 		// No value, and the face the pip reader settled on is much
 		// smaller than the die's footprint: with no pips read to back

@@ -166,6 +166,10 @@ const minFramePipRel = 0.55
 type checkRec struct {
 	off  float64
 	weak bool
+	// What doubtCap needs of the read: the face read much smaller than
+	// its region (see readCandidate), and either cue short of a full
+	// score.
+	shrunk, weakCue bool
 }
 
 // framePipCheck caps the confidence of the values of dice not flat, and

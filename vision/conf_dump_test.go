@@ -1,0 +1,78 @@
+package vision
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"gocv.io/x/gocv"
+)
+
+// TestPhotoGivenDump writes every value the reader gives on the labelled
+// photo sets (matched to a label) with what the reader knew of the die,
+// to DICEWATCH_PHOTO_GIVEN (a file): the photos' side of given.tsv (see
+// TestStillWrongDump), for rules on confidence. Skipped without it.
+func TestPhotoGivenDump(t *testing.T) {
+	path := os.Getenv("DICEWATCH_PHOTO_GIVEN")
+	if path == "" {
+		t.Skip("DICEWATCH_PHOTO_GIVEN not set")
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	type key struct{ x, y float64 }
+	type trace struct {
+		fv     faceValue
+		shrunk bool
+	}
+	seen := map[key]trace{}
+	readTrace = func(d *Detection, fv faceValue, shrunk bool) { seen[key{d.CX, d.CY}] = trace{fv, shrunk} }
+	defer func() { readTrace = nil }()
+	fmt.Fprintln(f, "set\timage\ttruth\tvalue\tconf\tflat\tflatness\tsizeRatio\tshrunk\ttraced\tblobs\tlv\tlscore\ttmpl\tncc\tjunk\tsq\tempty\tsilRel\tnbCover\tnbDist")
+	for _, bar := range photoBars {
+		ps := loadPhotoSet(t, bar.set)
+		r := NewReader(ReaderOptions{})
+		for _, name := range ps.images {
+			img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
+			clear(seen)
+			dets, err := r.Read(img)
+			img.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			truth := ps.dice[name]
+			for _, p := range matchBoxes(truth, dets, bar.pipBoxes) {
+				g, d := truth[p[0]], dets[p[1]]
+				if d.Value == 0 {
+					continue
+				}
+				tc, traced := seen[key{d.CX, d.CY}]
+				nbCover, nbDist := 0.0, math.Inf(1)
+				for j, o := range dets {
+					if j == p[1] {
+						continue
+					}
+					in := o.Box.Intersect(d.Box)
+					if a := d.Box.Dx() * d.Box.Dy(); a > 0 {
+						nbCover = max(nbCover, float64(in.Dx()*in.Dy())/float64(a))
+					}
+					if d.EdgePx > 0 {
+						nbDist = min(nbDist, math.Hypot(o.CX-d.CX, o.CY-d.CY)/d.EdgePx)
+					}
+				}
+				silRel := 0.0
+				if tc.fv.silEdge > 0 {
+					silRel = tc.fv.c.edge / tc.fv.silEdge
+				}
+				fmt.Fprintf(f, "%s\t%s\t%d\t%d\t%.3f\t%v\t%.3f\t%.3f\t%v\t%v\t%d\t%d\t%.3f\t%d\t%.3f\t%v\t%v\t%.3f\t%.3f\t%.3f\t%.3f\n",
+					bar.set, name, g.value, d.Value, d.Confidence, d.Flat, d.Flatness, d.SizeRatio, tc.shrunk, traced,
+					tc.fv.blobs, tc.fv.lv, tc.fv.lscore, tc.fv.tmpl, tc.fv.nccScore, tc.fv.junk, tc.fv.sq, tc.fv.empty, silRel, nbCover, nbDist)
+			}
+		}
+		r.Close()
+	}
+}

@@ -1,0 +1,131 @@
+package vision
+
+import "math"
+
+// Doubt: what a value's confidence does not see.
+//
+// The pip reader's confidence scores how well the pips on the face
+// rectangle fit one value (the layout score and the template score, both
+// 1 on most faces). It assumes that rectangle holds one die's whole top
+// face, seen square on. Evidence the reader has of the die says when that
+// may not hold, and a face in part is read as a lower value as surely as
+// a whole face (the corner pips of a 3, 4 or 5 are a 2 to both cues):
+//
+//   - the face is not clearly square (Flatness under doubtFlatness):
+//     the die may be cocked, or the rectangle off the face;
+//   - the face read is much smaller than the region it was found in
+//     (readCandidate's shrunk): the region held more than this face;
+//   - another detection's box overlaps the die's, or a detection's
+//     centre is nearer than doubtNearEdges of the die's edge (dice pressed
+//     together or on one another: a face may be partly hidden, or the
+//     rectangle take in the neighbour's pips);
+//   - the size ratio is off 1 by more than doubtSizeOff (a die on
+//     another, or a face read too small or too large for the die);
+//   - the value is a 1 or a 2: what is left of a larger face when part
+//     of it is missed reads as one of these;
+//   - either cue short of its full score.
+//
+// One of these is common on dice read right (most values carry one).
+// Two or more together cap the value's confidence at doubtMaxConf, a
+// second look's: the value stands, but not as a sure one. On 2,000
+// generated stills (values given to every detected die, before this rule)
+// the share wrong rose with the number of these: calibrated 0 of 903
+// values with none, 0.3% with one, 1.3% with two, 2.4% with three, 5.9%
+// with four; uncalibrated 0.5, 1.5, 3.4, 5.5 and 9.4%. On byler_d6 0.6%,
+// 0.7%, 0.7%, 0% and 4.2%.
+//
+// A cue short of its full score caps the confidence on its own: the
+// confidence is the lower cue score, so such a value sat between 0.9 and
+// 1 only because the cues' scale tops out there, and with no other doubt
+// these values were wrong as often as any with two (uncalibrated stills:
+// 4 of 66, 2 of the 19 at 0.9 or more; byler_d6 1 of 43). Few values are
+// so: of the values at 0.9 or more, 372 of 7,185 on the stills (9 wrong)
+// and 61 of 1,359 on the photos, most of them capped already by a second
+// doubt (this alone caps 25 more on the stills, 23 on the photos).
+//
+// Tried and left out: withholding the values with three or four doubts or
+// more and a confidence under 0.8 or 0.85 (the stills' wrong share there
+// is 5..25%) withheld 14 to 81 values read right on byler_d6 (1 to 6
+// points of unreadable) and not one wrong value there.
+
+// doubtFlatness is the flatness under which a face is not clearly square;
+// doubtNearEdges the distance between centres, in die edges, under which
+// two detections press on each other; doubtSizeOff how far off 1 the size
+// ratio may be before it doubts the face.
+const (
+	doubtFlatness  = 0.9
+	doubtNearEdges = 1.1
+	doubtSizeOff   = 0.1
+)
+
+// doubtMaxConf is the most confidence a value with two or more doubts
+// keeps; doubtsToCap is that number.
+const (
+	doubtMaxConf = secondLookMaxConf
+	doubtsToCap  = 2
+)
+
+// doubtOff (tests) turns the cap off, for before-and-after figures.
+var doubtOff bool
+
+// doubts counts the evidence against dets[i]'s value (see above); rec is
+// what the read kept of it.
+func doubts(dets []Detection, i int, rec checkRec) int {
+	d := dets[i]
+	n := 0
+	if d.Flatness < doubtFlatness {
+		n++
+	}
+	if rec.shrunk {
+		n++
+	}
+	if pressed(dets, i) {
+		n++
+	}
+	if d.SizeRatio > 0 && math.Abs(d.SizeRatio-1) > doubtSizeOff {
+		n++
+	}
+	if d.Value <= 2 {
+		n++
+	}
+	if rec.weakCue {
+		n += doubtsToCap // alone enough (see above)
+	}
+	return n
+}
+
+// pressed reports whether another detection's box overlaps dets[i]'s, or
+// its centre is nearer than doubtNearEdges of dets[i]'s edge.
+func pressed(dets []Detection, i int) bool {
+	d := dets[i]
+	for j, o := range dets {
+		if j == i {
+			continue
+		}
+		if !o.Box.Intersect(d.Box).Empty() {
+			return true
+		}
+		if d.EdgePx > 0 && math.Hypot(o.CX-d.CX, o.CY-d.CY) < doubtNearEdges*d.EdgePx {
+			return true
+		}
+	}
+	return false
+}
+
+// doubtCap caps the confidence of the values of dets with doubtsToCap or
+// more doubts at doubtMaxConf. It runs on the frame's final detections
+// (their boxes, flatness and size ratios settled).
+func (r *Reader) doubtCap(dets []Detection) {
+	if doubtOff {
+		return
+	}
+	for i := range dets {
+		d := &dets[i]
+		if d.Value == 0 || d.Confidence <= doubtMaxConf {
+			continue
+		}
+		if doubts(dets, i, r.checked[[2]float64{d.CX, d.CY}]) >= doubtsToCap {
+			d.Confidence = doubtMaxConf
+		}
+	}
+}
