@@ -88,6 +88,7 @@ type Reader struct {
 	// layout offset the last check measured.
 	checked    map[[2]float64]checkRec
 	lastPipOff float64
+	lastLarger bool
 	distBuf    []float32
 	cellBuf    []int32
 	colBuf     []int32
@@ -430,7 +431,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		d.PipBox = fv.pipBox.Add(roi.Min).Intersect(roi)
 	}
 	d.Confidence = fv.conf
-	r.lastPipOff = 0
+	r.lastPipOff, r.lastLarger = 0, false
 	if candTrace != nil {
 		candTrace(blob, fv, shrunk)
 	}
@@ -448,7 +449,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 			d.Box = fb.Add(roi.Min).Intersect(roi)
 		}
 		r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: r.lastPipOff, weak: c.weak,
-			shrunk: shrunk, weakCue: fv.lscore < 1 || fv.nccScore < 1}
+			shrunk: shrunk, weakCue: fv.lscore < 1 || fv.nccScore < 1, larger: r.lastLarger}
 	} else if shrunk {
 		// No value, and the face the pip reader settled on is much
 		// smaller than the die's footprint: with no pips read to back

@@ -27,7 +27,9 @@ import (
 //     neighbour's pips or a side face's, common on real photos, add marks
 //     that seldom complete a face with the 2's pips.
 //
-// Higher values are not checked: they are rarely wrong on the stills.
+// Higher values are not withheld: they are rarely wrong on the stills.
+// A 3 or a 4 with a larger face's layout around it is doubted instead
+// (its confidence capped, see doubtCap).
 //
 // Tried and left out: a 2's pip radius over its pip offset (a corner and
 // the centre pip of a larger face have half a 2's offset, so twice the
@@ -74,7 +76,8 @@ var (
 // veto reports whether the value fv gives for the detection d must be
 // withheld. It reuses the reader's face scratch (the read is done).
 func (r *Reader) veto(fr bgrImage, fv faceValue, d *Detection) bool {
-	if fv.value > 2 {
+	r.lastLarger = false
+	if fv.value > 4 {
 		return false
 	}
 	vi := vetoInfo{value: fv.value, conf: fv.conf}
@@ -89,6 +92,12 @@ func (r *Reader) veto(fr bgrImage, fv faceValue, d *Detection) bool {
 	vi.blobs = len(b)
 	vi.lv, vi.ls, _ = matchLayout(b)
 	vi.peaks = len(s.peaks()) // on the difference of blurs blobs left
+	if fv.value > 2 {
+		// A 3 or a 4 is not withheld for a larger face around it, only
+		// doubted (see doubtCap).
+		r.lastLarger = vi.lv > fv.value && vi.ls >= vetoLayoutScore
+		return false
+	}
 	switch {
 	case fv.value == 1 && vi.peaks >= vetoPeaksOne:
 		// Peaks, not blobs: the thresholded blobs drop the weaker pips
@@ -170,6 +179,8 @@ type checkRec struct {
 	// its region (see readCandidate), and either cue short of a full
 	// score.
 	shrunk, weakCue bool
+	// larger: a 3 or a 4 with a larger face's layout around it.
+	larger bool
 }
 
 // framePipCheck caps the confidence of the values of dice not flat, and
