@@ -51,16 +51,18 @@ import "math"
 // capped 3 values at 0.9 or more on 600 stills (uncalibrated; none
 // calibrated) and none on the photos.
 //
-// Tried and left out: withholding a 1 or a 2 pressed by another
-// detection (as above) and read with under 0.75 confidence (on 2,000
-// stills before this rule such values were wrong about one time in four,
-// alike on even and odd seeds): on stills 0..599 it withheld 2 clean
-// values right for 2 wrong calibrated but 7 right for none wrong
-// uncalibrated, and 2 right values on byler_d6 (both in the odd half).
-// Withholding the values with three or four doubts or
-// more and a confidence under 0.8 or 0.85 (the stills' wrong share there
-// is 5..25%) withheld 14 to 81 values read right on byler_d6 (1 to 6
-// points of unreadable) and not one wrong value there.
+// Tried and left out, both withholding values rather than capping them:
+//
+//   - a 1 or a 2 pressed by another detection and read with under 0.75
+//     confidence (on 2,000 stills before this rule such values were
+//     wrong about one time in four, alike on even and odd seeds): on
+//     stills 0..599 it withheld 2 right clean values for 2 wrong
+//     calibrated, but 7 right for none wrong uncalibrated, and 2 right
+//     values on byler_d6 (both in the odd half);
+//   - the values with three or four doubts or more and a confidence
+//     under 0.8 or 0.85 (the stills' wrong share there is 5..25%): 14 to
+//     81 values read right withheld on byler_d6 (1 to 6 points of
+//     unreadable) and not one wrong value there.
 
 // doubtFlatness is the flatness under which a face is not clearly square;
 // doubtNearEdges the distance between centres, in die edges, under which
