@@ -23,13 +23,17 @@ import "math"
 //     another, or a face read too small or too large for the die);
 //   - the value is a 1 or a 2: what is left of a larger face when part
 //     of it is missed reads as one of these;
-//   - either cue short of its full score.
+//   - either cue short of its full score;
+//   - the candidate is weak (kept only when it reads: a long region's
+//     end, a cluster's cell or rest, a group of pips): its square was
+//     placed by a guess, not found as one die's region.
 //
 // One of these is common on dice read right (most values carry one).
 // Two or more together cap the value's confidence at doubtMaxConf, a
 // second look's: the value stands, but not as a sure one. On 2,000
-// generated stills (values given to every detected die, before this rule)
-// the share wrong rose with the number of these: calibrated 0 of 903
+// generated stills (values given to every detected die, before this rule;
+// counted without the weak candidate) the share wrong rose with the number
+// of these: calibrated 0 of 903
 // values with none, 0.3% with one, 1.3% with two, 2.4% with three, 5.9%
 // with four; uncalibrated 0.5, 1.5, 3.4, 5.5 and 9.4%. On byler_d6 0.6%,
 // 0.7%, 0.7%, 0% and 4.2%.
@@ -42,6 +46,12 @@ import "math"
 // so: of the values at 0.9 or more, 372 of 7,185 on the stills (9 wrong)
 // and 61 of 1,359 on the photos, most of them capped already by a second
 // doubt (this alone caps 25 more on the stills, 23 on the photos).
+//
+// The weak candidate was added last, for a 2 read as a 1 at full
+// confidence, uncalibrated, on a die-sized square around one of its pips
+// (the frame's die size estimated at half): it capped 34 more values at
+// 0.95 or more on 600 stills uncalibrated (3 calibrated), 21 on byler_d6
+// and 2 on matteo_webcam.
 //
 // A 3 or a 4 with a larger face's layout around it (the veto's look on
 // the rectangle grown by vetoGrow: a 5's or a 6's, layout score 0.5 or
@@ -106,6 +116,9 @@ func doubts(dets []Detection, i int, rec checkRec) int {
 	}
 	if rec.weakCue {
 		n += doubtsToCap // alone enough (see above)
+	}
+	if rec.weak {
+		n++
 	}
 	if rec.larger {
 		n += doubtsToCap

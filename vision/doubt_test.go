@@ -31,6 +31,7 @@ func TestDoubts(t *testing.T) {
 		{"a 6 with a neighbour's box over it", []Detection{die(50, 50, 6, 0.95, 1), die(65, 50, 3, 0.95, 1)}, checkRec{}, 1},
 		{"a 6 with a neighbour apart", []Detection{die(50, 50, 6, 0.95, 1), die(80, 50, 3, 0.95, 1)}, checkRec{}, 0},
 		{"a 5 with a cue short", []Detection{die(50, 50, 5, 0.95, 1)}, checkRec{weakCue: true}, doubtsToCap},
+		{"a 2 on a weak candidate", []Detection{die(50, 50, 2, 0.95, 1)}, checkRec{weak: true}, 2},
 		{"a 4 in a larger layout", []Detection{die(50, 50, 4, 0.95, 1)}, checkRec{larger: true}, doubtsToCap},
 	}
 	for _, tc := range cases {
@@ -55,10 +56,7 @@ func TestDoubts(t *testing.T) {
 
 // TestConfidentlyWrongStills reads generated stills where the reader gave
 // a die a wrong value with a confidence of 0.9 or more (2,000-still run,
-// before doubtCap), in the mode it did. (Left out: still 473 read
-// uncalibrated, die 6, a 2 read as a 1 at full confidence on a quarter of
-// the die, the frame's die size estimated at half; no evidence the reader
-// keeps doubts it.) Each such die must now read right,
+// before doubtCap), in the mode it did. Each such die must now read right,
 // stay unread, or keep a confidence under 0.9.
 func TestConfidentlyWrongStills(t *testing.T) {
 	cases := []struct {
@@ -72,7 +70,7 @@ func TestConfidentlyWrongStills(t *testing.T) {
 		{713, false, 3}, {786, false, 2}, {823, false, 6}, {848, false, 2}, {864, false, 2},
 		{892, false, 11}, {957, false, 5}, {1002, false, 2}, {1112, false, 8}, {1369, false, 3},
 		{1467, false, 6}, {1503, false, 3}, {1554, false, 4}, {1582, false, 8}, {1583, false, 5},
-		{1607, false, 3}, {1966, false, 6}, {1577, true, 3},
+		{1607, false, 3}, {1966, false, 6}, {1577, true, 3}, {473, false, 6},
 	}
 	plain := NewReader(ReaderOptions{})
 	defer plain.Close()
