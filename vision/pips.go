@@ -844,11 +844,11 @@ func correlate(sh *[faceN * faceN]float64, nrm float64, bestPer *[7]float64) {
 	}
 }
 
-// sample fills the patch with the candidate's rectangle, shrunk a little
-// so the die's edges stay out, resampled bilinearly.
 // sampleShrink is the share of the face rectangle the patch covers.
 const sampleShrink = 0.94
 
+// sample fills the patch with the candidate's rectangle, shrunk a little
+// so the die's edges stay out, resampled bilinearly.
 func (s *faceScratch) sample(fr bgrImage, c candidate) {
 	const shrink = sampleShrink
 	co, si := math.Cos(c.angle), math.Sin(c.angle)
@@ -1478,11 +1478,11 @@ const lightBodyMin = 200
 type lattice struct {
 	scale, major, minor float64
 	// minorAng is the direction of the shortest reach in the patch's
-	// axes (radians, modulo a half turn).
+	// axes (radians, modulo a half turn), and cx, cy the layout's centre
+	// in the frame (set for every fitted layout, one pip included): the
+	// cocked-die measures of TestCockStackDiag.
 	minorAng float64
-	// cx, cy: the layout's centre in the frame (set for every fitted
-	// layout, one pip included).
-	cx, cy float64
+	cx, cy   float64
 }
 
 // latticeShape measures the lattice of centres (patch units scaled to the
