@@ -39,7 +39,7 @@ func TestCockStackDiag(t *testing.T) {
 	defer f.Close()
 	w := bufio.NewWriter(f)
 	defer w.Flush()
-	type tr struct{ fw, fh, blobs, ls, lmaj, lmin, lang, ox, oy float64 }
+	type tr struct{ fw, fh, blobs, ls, lmaj, lmin, lang, ox, oy, lv float64 }
 	seen := map[[2]float64]tr{}
 	var blobCX, blobCY float64
 	candTrace = func(blob image.Rectangle, fv faceValue, shrunk bool) {
@@ -50,12 +50,12 @@ func TestCockStackDiag(t *testing.T) {
 		if fv.lat.cx == 0 {
 			blobCX, blobCY = math.NaN(), math.NaN()
 		}
-		seen[[2]float64{d.CX, d.CY}] = tr{fv.c.w, fv.c.h, float64(fv.blobs), fv.lat.scale, fv.lat.major, fv.lat.minor, math.Remainder(fv.lat.minorAng+fv.c.angle, math.Pi), blobCX - fv.lat.cx, blobCY - fv.lat.cy}
+		seen[[2]float64{d.CX, d.CY}] = tr{fv.c.w, fv.c.h, float64(fv.blobs), fv.lat.scale, fv.lat.major, fv.lat.minor, math.Remainder(fv.lat.minorAng+fv.c.angle, math.Pi), blobCX - fv.lat.cx, blobCY - fv.lat.cy, float64(fv.lv)}
 	}
 	defer func() { readTrace = nil }()
 	cal := NewReader(ReaderOptions{DiePx: 1, PipSpread: stillPipSpread})
 	defer cal.Close()
-	fmt.Fprintln(w, "seed\tcam\tgroup\ttilt\ttsr\tnom\tlocal\tiouTop\tiouHull\tbw\tbh\tedge\tsr\tflatness\tflat\tval\ttval\tfw\tfh\tblobs\tls\tlmaj\tlmin\tlang\tox\toy")
+	fmt.Fprintln(w, "seed\tcam\tgroup\ttilt\ttsr\tnom\tlocal\tiouTop\tiouHull\tbw\tbh\tedge\tsr\tflatness\tflat\tval\ttval\tfw\tfh\tblobs\tls\tlmaj\tlmin\tlang\tox\toy\tlv")
 	for seed := int64(0); seed < int64(n); seed++ {
 		img, truth, err := scene.Still(seed, scene.StillOptions{})
 		if err != nil {
@@ -86,8 +86,8 @@ func TestCockStackDiag(t *testing.T) {
 			top := [4]float64{float64(g.Box[0]), float64(g.Box[1]), float64(g.Box[2]), float64(g.Box[3])}
 			hull := [4]float64{float64(g.Hull[0]), float64(g.Hull[1]), float64(g.Hull[2]), float64(g.Hull[3])}
 			tc := seen[[2]float64{d.CX, d.CY}]
-			fmt.Fprintf(w, "%s\t%.2f\t%.2f\t%d\t%d\t%.2f\t%.3f\t%.3f\t%v\t%d\t%d\t%.2f\t%.2f\t%.0f\t%.2f\t%.2f\t%.2f\t%.3f\t%.2f\t%.2f\n", line, iou(top, d.Box), iou(hull, d.Box),
-				d.Box.Dx(), d.Box.Dy(), d.EdgePx, d.SizeRatio, d.Flatness, d.Flat, d.Value, g.Value, tc.fw, tc.fh, tc.blobs, tc.ls, tc.lmaj, tc.lmin, tc.lang, tc.ox, tc.oy)
+			fmt.Fprintf(w, "%s\t%.2f\t%.2f\t%d\t%d\t%.2f\t%.3f\t%.3f\t%v\t%d\t%d\t%.2f\t%.2f\t%.0f\t%.2f\t%.2f\t%.2f\t%.3f\t%.2f\t%.2f\t%.0f\n", line, iou(top, d.Box), iou(hull, d.Box),
+				d.Box.Dx(), d.Box.Dy(), d.EdgePx, d.SizeRatio, d.Flatness, d.Flat, d.Value, g.Value, tc.fw, tc.fh, tc.blobs, tc.ls, tc.lmaj, tc.lmin, tc.lang, tc.ox, tc.oy, tc.lv)
 		}
 	}
 	t.Logf("wrote %s", path)
