@@ -39,6 +39,9 @@ type faceValue struct {
 	// silEdge is the edge of the die's outline (silhouette), 0 when it
 	// was not a die's alone.
 	silEdge float64
+	// lat is the shape of the pip lattice the value's layout fitted
+	// (zero when none fitted or the layout has one pip).
+	lat lattice
 }
 
 // faceScratch holds the per-face buffers a Reader reuses.
@@ -612,7 +615,8 @@ func (s *faceScratch) cues(c candidate) faceValue {
 	e := (c.w + c.h) / 2
 	kx, ky := c.w/e, c.h/e
 	var empty, empty2 float64
-	layoutCue := func(centres [][2]float64, es *float64) (int, float64, float64) {
+	var lat, lat2 lattice
+	layoutCue := func(centres [][2]float64, es *float64, lt *lattice) (int, float64, float64) {
 		for i := range centres {
 			centres[i][0] *= kx
 			centres[i][1] *= ky
@@ -620,6 +624,10 @@ func (s *faceScratch) cues(c candidate) faceValue {
 		lv, lscore, fit := matchLayout(centres)
 		fit.kx, fit.ky = kx, ky
 		if lv > 0 {
+			*lt = latticeShape(centres, fit, e*sampleShrink)
+			u, v := fit.tx*e*sampleShrink, fit.ty*e*sampleShrink
+			co, si := math.Cos(c.angle), math.Sin(c.angle)
+			lt.cx, lt.cy = c.cx+u*co-v*si, c.cy+u*si+v*co
 			// A pip-like response where the layout has no pip: a pip
 			// was missed (a 6 read as a 4, a 3 as a 1).
 			*es = s.emptySpots(fit)
@@ -628,7 +636,7 @@ func (s *faceScratch) cues(c candidate) faceValue {
 		return lv, lscore, math.Remainder(math.Atan2(fit.b, fit.a), math.Pi/2)
 	}
 	nBlobs := len(centres)
-	lv, lscore, rot := layoutCue(centres, &empty)
+	lv, lscore, rot := layoutCue(centres, &empty, &lat)
 	pipBox := s.pipBox(c, kept)
 	// The same cue from a second pip finder: the pip map's local maxima,
 	// which do not fragment or merge uneven pips. It is asked when the
@@ -641,7 +649,7 @@ func (s *faceScratch) cues(c candidate) faceValue {
 		if !peaked {
 			peaked = true
 			pc = s.peaks()
-			lv2, ls2, r2 = layoutCue(pc, &empty2)
+			lv2, ls2, r2 = layoutCue(pc, &empty2, &lat2)
 		}
 	}
 	if lv == 0 {
@@ -709,12 +717,12 @@ func (s *faceScratch) cues(c candidate) faceValue {
 
 	if lv != tv {
 		if peakCue(); lv2 == tv && lv2 > 0 {
-			lv, lscore, nBlobs, rot, empty = lv2, ls2, len(pc), r2, empty2
+			lv, lscore, nBlobs, rot, empty, lat = lv2, ls2, len(pc), r2, empty2, lat2
 			pipBox = s.pipBox(c, s.kept)
 		}
 	}
 
-	out := faceValue{rot: rot, pipBox: pipBox, blobs: nBlobs, tmpl: tv, c: c, lv: lv, empty: empty}
+	out := faceValue{rot: rot, pipBox: pipBox, blobs: nBlobs, tmpl: tv, c: c, lv: lv, empty: empty, lat: lat}
 	nccScore := min(clamp((bestPer[tv]-0.25)/0.25, 0, 1), clamp((bestPer[tv]-second)/0.05, 0, 1))
 	if lscore >= 0.95 && bestPer[tv] >= 0.2 && bestPer[tv]-second >= 0.03 {
 		// Every pip at its canonical place and nothing pip-like at the
@@ -836,10 +844,13 @@ func correlate(sh *[faceN * faceN]float64, nrm float64, bestPer *[7]float64) {
 	}
 }
 
+// sampleShrink is the share of the face rectangle the patch covers.
+const sampleShrink = 0.94
+
 // sample fills the patch with the candidate's rectangle, shrunk a little
 // so the die's edges stay out, resampled bilinearly.
 func (s *faceScratch) sample(fr bgrImage, c candidate) {
-	const shrink = 0.94
+	const shrink = sampleShrink
 	co, si := math.Cos(c.angle), math.Sin(c.angle)
 	var us [faceN]float64
 	for i := range us {
@@ -1455,3 +1466,91 @@ func (s *faceScratch) pipDarkMap() bool {
 // than the body. On byler_d6, 150 let a dark body's wrong value through;
 // 200 and 255 did not.
 const lightBodyMin = 200
+
+// lattice is the shape of a face's pip lattice in pixels: how far the
+// layout's unit (a corner pip's offset along one side from the face's
+// centre) reaches in the picture. scale is the similarity fit's, for
+// any layout of two pips or more; major and minor are the longest and
+// shortest reach of an affine fit, for layouts whose pips span both
+// directions (4, 5 and 6; 0 otherwise). A face seen square on has
+// major about minor; a face turned from the camera is shortened along
+// the turn, and minor/major is about the cosine of the turn.
+type lattice struct {
+	scale, major, minor float64
+	// minorAng is the direction of the shortest reach in the patch's
+	// axes (radians, modulo a half turn), and cx, cy the layout's centre
+	// in the frame (set for every fitted layout, one pip included): the
+	// cocked-die measures of TestCockStackDiag.
+	minorAng float64
+	cx, cy   float64
+}
+
+// latticeShape measures the lattice of centres (patch units scaled to the
+// face's proportions, unit px pixels) that fit placed the layout on.
+func latticeShape(c [][2]float64, fit layoutFit, px float64) lattice {
+	l := layouts[fit.layout].pts
+	if len(l) < 2 || len(c) != len(l) {
+		return lattice{}
+	}
+	out := lattice{scale: math.Hypot(fit.a, fit.b) * px}
+	if len(l) < 4 {
+		return out
+	}
+	// Pair each centre with the nearest layout place under the fit, then
+	// fit x -> A x from the layout places to the centres (both centred).
+	var mx, my float64
+	for _, p := range c {
+		mx += p[0] / float64(len(c))
+		my += p[1] / float64(len(c))
+	}
+	var cp [2][2]float64 // sum of centre * place^T
+	var pp [2][2]float64 // sum of place * place^T
+	used := 0
+	for _, p := range c {
+		best, bd := -1, math.Inf(1)
+		for j, q := range l {
+			qx, qy := fit.tx+fit.a*q[0]-fit.b*q[1], fit.ty+fit.b*q[0]+fit.a*q[1]
+			if d := math.Hypot(p[0]-qx, p[1]-qy); d < bd {
+				best, bd = j, d
+			}
+		}
+		if used&(1<<best) != 0 {
+			return out // two pips on one place: no clean pairing
+		}
+		used |= 1 << best
+		q := l[best]
+		x, y := p[0]-mx, p[1]-my
+		cp[0][0] += x * q[0]
+		cp[0][1] += x * q[1]
+		cp[1][0] += y * q[0]
+		cp[1][1] += y * q[1]
+		pp[0][0] += q[0] * q[0]
+		pp[0][1] += q[0] * q[1]
+		pp[1][0] += q[1] * q[0]
+		pp[1][1] += q[1] * q[1]
+	}
+	det := pp[0][0]*pp[1][1] - pp[0][1]*pp[1][0]
+	if math.Abs(det) < 1e-9 {
+		return out
+	}
+	inv := [2][2]float64{{pp[1][1] / det, -pp[0][1] / det}, {-pp[1][0] / det, pp[0][0] / det}}
+	var a [2][2]float64
+	for i := 0; i < 2; i++ {
+		for j := 0; j < 2; j++ {
+			a[i][j] = cp[i][0]*inv[0][j] + cp[i][1]*inv[1][j]
+		}
+	}
+	// Singular values of a.
+	t := a[0][0]*a[0][0] + a[0][1]*a[0][1] + a[1][0]*a[1][0] + a[1][1]*a[1][1]
+	d := math.Abs(a[0][0]*a[1][1] - a[0][1]*a[1][0])
+	r := math.Sqrt(math.Max(t*t-4*d*d, 0))
+	out.major = math.Sqrt((t+r)/2) * px
+	out.minor = math.Sqrt(math.Max((t-r)/2, 0)) * px
+	// The shortest reach's direction: the eigenvector of a a^T for its
+	// smaller eigenvalue.
+	m00 := a[0][0]*a[0][0] + a[0][1]*a[0][1]
+	m01 := a[0][0]*a[1][0] + a[0][1]*a[1][1]
+	m11 := a[1][0]*a[1][0] + a[1][1]*a[1][1]
+	out.minorAng = 0.5*math.Atan2(2*m01, m00-m11) + math.Pi/2
+	return out
+}

@@ -138,7 +138,7 @@ func (r *Reader) readAway(fr bgrImage, roi image.Rectangle, ocx, ocy float64, ou
 		// The face's size was taken from the other dice: the die's own
 		// measure stays its size evidence.
 		o := out[lk.det]
-		d.Flatness, d.Flat, d.SizeRatio, d.EdgePx = o.Flatness, o.Flat, o.SizeRatio, o.EdgePx
+		d.Flatness, d.Flat, d.SizeRatio, d.EdgePx, d.latReach = o.Flatness, o.Flat, o.SizeRatio, o.EdgePx, o.latReach
 		out[lk.det] = d
 	}
 }

@@ -27,6 +27,13 @@ type ReaderOptions struct {
 	// MinFlatness is the flatness score below which a die is reported as
 	// not flat. Zero means DefaultMinFlatness.
 	MinFlatness float64
+	// PipSpread is the dice's pip offset from a face's centre along a
+	// side, as a share of the edge (the corner pips of a 4 sit at
+	// +-PipSpread*edge), part of the die's design as the edge is. With
+	// it and an expected edge, the size evidence of a read die of two
+	// pips or more comes from its pips (see sizeEvidence). Zero: from
+	// the face's outline only.
+	PipSpread float64
 }
 
 // shrunkConfidence is the confidence a value needs when the face read is
@@ -455,6 +462,12 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		// smaller than the die's footprint: with no pips read to back
 		// its place, the footprint's top face is the better box.
 		d.Box = top.box().Add(roi.Min).Intersect(roi)
+	}
+	if d.Value > 0 && d.Value == fv.lv {
+		d.latReach = fv.lat.major
+		if d.latReach == 0 {
+			d.latReach = fv.lat.scale
+		}
 	}
 	if readTrace != nil {
 		readTrace(&d, fv, shrunk)

@@ -27,4 +27,11 @@ type Detection struct {
 	SizeRatio float64 `json:"size_ratio"`
 	// EdgePx is the measured top-face edge in pixels.
 	EdgePx float64 `json:"edge_px"`
+
+	// latReach is how far the read value's pip layout reaches from the
+	// face's centre along a side, in pixels (the longest reach of the
+	// layout's fit: a face turned from the camera is shortened only
+	// across the turn). Zero when no value was read or the value has a
+	// single pip.
+	latReach float64
 }
