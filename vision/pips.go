@@ -82,6 +82,10 @@ func blurInner(src, dst, tmp *[faceN * faceN]float64, sigma float64) {
 	// The inner part's width is a multiple of the seven outputs.
 	var _ [0]struct{} = [(hi - lo) % 7]struct{}{}
 	k := gaussKernel(sigma)
+	if useSIMD {
+		blurInnerSIMD(src, dst, k)
+		return
+	}
 	rad := len(k) / 2
 	// Rows (all of them: the columns pass reads them), each padded with
 	// copies of its end pixels.
@@ -130,6 +134,41 @@ func blurInner(src, dst, tmp *[faceN * faceN]float64, sigma float64) {
 		}
 	}
 }
+
+// blurInnerSIMD is blurInner on conv28, 28 outputs a call. The rows pass
+// writes into a buffer with rad rows above and below, copies of the first
+// and last, so that the columns pass reads every tap at a fixed stride.
+func blurInnerSIMD(src, dst *[faceN * faceN]float64, k []float64) {
+	const lo, hi = faceMargin, faceN - faceMargin
+	// conv28 computes exactly the inner part's width.
+	var _ [0]struct{} = [hi - lo - 28]struct{}{}
+	rad := len(k) / 2
+	var pad [faceN + 2*maxBlurRad]float64
+	var rows [(faceN + 2*maxBlurRad) * faceN]float64
+	for y := 0; y < faceN; y++ {
+		row := src[y*faceN : (y+1)*faceN]
+		for i := 0; i < rad; i++ {
+			pad[i] = row[0]
+			pad[rad+faceN+i] = row[faceN-1]
+		}
+		copy(pad[rad:rad+faceN], row)
+		conv28(&pad[lo], 8, &k[0], len(k), &rows[(y+rad)*faceN+lo])
+	}
+	first := rows[rad*faceN+lo : rad*faceN+hi]
+	last := rows[(rad+faceN-1)*faceN+lo : (rad+faceN-1)*faceN+hi]
+	for i := 0; i < rad; i++ {
+		copy(rows[i*faceN+lo:i*faceN+hi], first)
+		o := (rad + faceN + i) * faceN
+		copy(rows[o+lo:o+hi], last)
+	}
+	for y := lo; y < hi; y++ {
+		conv28(&rows[y*faceN+lo], faceN*8, &k[0], len(k), &dst[y*faceN+lo])
+	}
+}
+
+// useSIMD has the pip kernels run on AVX2 (a variable so that a test can
+// compare both ways).
+var useSIMD = hasAVX2
 
 // maxBlurRad is the largest kernel radius blurInner supports.
 const maxBlurRad = 15
@@ -248,7 +287,27 @@ func buildTemplates() {
 			}
 		}
 	}
+	if len(templates) != nTemplates {
+		panic("vision: template count changed; correlateSIMD needs it")
+	}
+	// The templates' inner parts interleaved, for correlateSIMD.
+	const n = faceN - 2*faceMargin
+	templatesT = make([]float64, n*n*nTemplates)
+	for m := range templates {
+		for y := 0; y < n; y++ {
+			for x := 0; x < n; x++ {
+				templatesT[(y*n+x)*nTemplates+m] = templates[m].t[(y+faceMargin)*faceN+x+faceMargin]
+			}
+		}
+	}
 }
+
+// nTemplates is len(templates): dot36 correlates them 36 at a time.
+const nTemplates = 72
+
+// templatesT holds the templates' inner parts position by position, the
+// 72 templates' values at each one side by side.
+var templatesT []float64
 
 func buildPerms() {
 	for k := 1; k <= 6; k++ {
@@ -799,6 +858,21 @@ func open3(src, dst, tmp *[faceN * faceN]float64) {
 // of a direct loop.
 func correlate(sh *[faceN * faceN]float64, nrm float64, bestPer *[7]float64) {
 	const n = faceN - 2*faceMargin
+	if useSIMD {
+		var v [n * n]float64
+		for y := 0; y < n; y++ {
+			copy(v[y*n:(y+1)*n], sh[(y+faceMargin)*faceN+faceMargin:])
+		}
+		var dots [nTemplates]float64
+		dot36(&v[0], &templatesT[0], n*n, &dots[0])
+		dot36(&v[0], &templatesT[36], n*n, &dots[36])
+		for m, d := range dots {
+			if ncc := d / nrm; ncc > bestPer[templates[m].value] {
+				bestPer[templates[m].value] = ncc
+			}
+		}
+		return
+	}
 	i := 0
 	for ; i+4 <= len(templates); i += 4 {
 		t0, t1, t2, t3 := &templates[i].t, &templates[i+1].t, &templates[i+2].t, &templates[i+3].t

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"gocv.io/x/gocv"
+
 	"github.com/dicewatch/dicewatch/vision/motion"
 )
 
@@ -121,4 +123,35 @@ func BenchmarkReadAtRest720(b *testing.B) {
 		reportMedian(b, times)
 		reportCPU(b, cpu0)
 	})
+}
+
+// BenchmarkReadPhotoSets reads every image of both photo sets (decoded
+// beforehand) once per iteration; for profiling where a photo read's time
+// goes on real photos rather than on one bench image.
+// Run: go test -run '^$' -bench ReadPhotoSets -cpu 1 -benchtime 1x -cpuprofile cpu.out ./vision/
+func BenchmarkReadPhotoSets(b *testing.B) {
+	var imgs []gocv.Mat
+	defer func() {
+		for _, m := range imgs {
+			m.Close()
+		}
+	}()
+	for _, set := range []string{"byler_d6", "matteo_webcam"} {
+		ps := loadPhotoSet(b, set)
+		for _, name := range ps.images {
+			imgs = append(imgs, gocv.IMRead(filepath.Join(photoRoot, set, "images", name), gocv.IMReadColor))
+		}
+	}
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		for _, m := range imgs {
+			if _, err := r.Read(m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N*len(imgs)), "cpu-ms/img")
 }

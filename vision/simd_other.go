@@ -1,0 +1,14 @@
+//go:build !amd64
+
+package vision
+
+// hasAVX2 is false off amd64: the pip kernels run their Go loops.
+const hasAVX2 = false
+
+func conv28(src *float64, stride uintptr, k *float64, nk int, dst *float64) {
+	panic("vision: conv28 without AVX2")
+}
+
+func dot36(v *float64, t *float64, n int, out *float64) {
+	panic("vision: dot36 without AVX2")
+}
