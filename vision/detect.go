@@ -1146,7 +1146,18 @@ func diffMask(fpix, bpix, mpix, gray []uint8) uint8 {
 	var hists [4][256]int32
 	n := len(mpix)
 	fpix, bpix, gray = fpix[:3*n], bpix[:3*n], gray[:n]
-	for i := range mpix {
+	start := 0
+	if useSIMD && 3*n >= 32 {
+		// diff8 reads 32 bytes for each group of eight pixels' 24: the
+		// last group must end its read inside the frame.
+		groups := (3*n-32)/24 + 1
+		diff8(&fpix[0], &bpix[0], groups, &mpix[0], &gray[0], &brightDiffPad[0])
+		start = 8 * groups
+		for i, m8 := range mpix[:start] {
+			hists[i&3][m8]++
+		}
+	}
+	for i := start; i < n; i++ {
 		// pixDiff, written out.
 		f, b := fpix[3*i:3*i+3:3*i+3], bpix[3*i:3*i+3:3*i+3]
 		pb, pg, pr := int32(f[0]), int32(f[1]), int32(f[2])
@@ -1184,6 +1195,13 @@ var brightDiff = func() (t [1 << 16]uint8) {
 			t[pm<<8|bm] = uint8(min(m, 255))
 		}
 	}
+	return t
+}()
+
+// brightDiffPad is brightDiff with three bytes after it, for diff8's
+// four-byte reads.
+var brightDiffPad = func() (t [1<<16 + 3]uint8) {
+	copy(t[:], brightDiff[:])
 	return t
 }()
 

@@ -35,3 +35,6 @@ var hasAVX2 = func() bool {
 	_, b7, _, _ := cpuidLeaf(7, 0)
 	return b7&(1<<5) != 0
 }()
+
+//go:noescape
+func diff8(f, b *uint8, groups int, m, gray *uint8, bright *uint8)

@@ -120,3 +120,127 @@ dotloop:
 	VMOVUPD Y8, 256(DI)
 	VZEROUPPER
 	RET
+
+// Constants for diff8.
+DATA diffPerm<>+0(SB)/4, $0
+DATA diffPerm<>+4(SB)/4, $1
+DATA diffPerm<>+8(SB)/4, $2
+DATA diffPerm<>+12(SB)/4, $0
+DATA diffPerm<>+16(SB)/4, $3
+DATA diffPerm<>+20(SB)/4, $4
+DATA diffPerm<>+24(SB)/4, $5
+DATA diffPerm<>+28(SB)/4, $0
+GLOBL diffPerm<>(SB), RODATA|NOPTR, $32
+
+// Byte 3j+c of a lane to dword j, zero-extended, for channel c.
+DATA diffShufB<>+0(SB)/8, $0x8080800380808000
+DATA diffShufB<>+8(SB)/8, $0x8080800980808006
+DATA diffShufB<>+16(SB)/8, $0x8080800380808000
+DATA diffShufB<>+24(SB)/8, $0x8080800980808006
+GLOBL diffShufB<>(SB), RODATA|NOPTR, $32
+DATA diffShufG<>+0(SB)/8, $0x8080800480808001
+DATA diffShufG<>+8(SB)/8, $0x8080800a80808007
+DATA diffShufG<>+16(SB)/8, $0x8080800480808001
+DATA diffShufG<>+24(SB)/8, $0x8080800a80808007
+GLOBL diffShufG<>(SB), RODATA|NOPTR, $32
+DATA diffShufR<>+0(SB)/8, $0x8080800580808002
+DATA diffShufR<>+8(SB)/8, $0x8080800b80808008
+DATA diffShufR<>+16(SB)/8, $0x8080800580808002
+DATA diffShufR<>+24(SB)/8, $0x8080800b80808008
+GLOBL diffShufR<>(SB), RODATA|NOPTR, $32
+
+DATA diffPack<>+0(SB)/4, $0
+DATA diffPack<>+4(SB)/4, $4
+DATA diffPack<>+8(SB)/4, $0
+DATA diffPack<>+12(SB)/4, $0
+DATA diffPack<>+16(SB)/4, $0
+DATA diffPack<>+20(SB)/4, $0
+DATA diffPack<>+24(SB)/4, $0
+DATA diffPack<>+28(SB)/4, $0
+GLOBL diffPack<>(SB), RODATA|NOPTR, $32
+
+DATA diffThird<>+0(SB)/4, $43691
+GLOBL diffThird<>(SB), RODATA|NOPTR, $4
+DATA diffByte<>+0(SB)/4, $255
+GLOBL diffByte<>(SB), RODATA|NOPTR, $4
+
+// func diff8(f, b *uint8, groups int, m, gray *uint8, bright *uint8)
+//
+// diffMask's per-pixel part for groups*8 pixels, eight at a time in
+// 32-bit lanes: m[i] = max(min(colour term, 255), bright[pm<<8|bm]) and
+// gray[i] = pm. It loads 32 bytes of f and b for each 24 it uses, and four
+// bytes of bright at each index (bright must have three bytes after its
+// last entry). A sum s <= 765 divided by 3 is (s*43691)>>17 exactly.
+TEXT ·diff8(SB), NOSPLIT, $0-48
+	MOVQ f+0(FP), SI
+	MOVQ b+8(FP), DX
+	MOVQ groups+16(FP), CX
+	MOVQ m+24(FP), DI
+	MOVQ gray+32(FP), R8
+	MOVQ bright+40(FP), R9
+	VMOVDQU diffPerm<>(SB), Y15
+	VMOVDQU diffShufB<>(SB), Y14
+	VMOVDQU diffShufG<>(SB), Y13
+	VMOVDQU diffShufR<>(SB), Y12
+	VPBROADCASTD diffThird<>(SB), Y11
+	VPBROADCASTD diffByte<>(SB), Y10
+	VMOVDQU diffPack<>(SB), Y9
+diffloop:
+	VMOVDQU (SI), Y0
+	VPERMD Y0, Y15, Y0
+	VPSHUFB Y14, Y0, Y1
+	VPSHUFB Y13, Y0, Y2
+	VPSHUFB Y12, Y0, Y3
+	VMOVDQU (DX), Y0
+	VPERMD Y0, Y15, Y0
+	VPSHUFB Y14, Y0, Y4
+	VPSHUFB Y13, Y0, Y5
+	VPSHUFB Y12, Y0, Y6
+	// pm and bm
+	VPADDD Y1, Y2, Y7
+	VPADDD Y3, Y7, Y7
+	VPMULLD Y11, Y7, Y7
+	VPSRLD $17, Y7, Y7
+	VPADDD Y4, Y5, Y8
+	VPADDD Y6, Y8, Y8
+	VPMULLD Y11, Y8, Y8
+	VPSRLD $17, Y8, Y8
+	// dm = pm - bm; |pc - bc - dm| per channel, summed, capped at 255
+	VPSUBD Y8, Y7, Y0
+	VPSUBD Y4, Y1, Y1
+	VPSUBD Y0, Y1, Y1
+	VPABSD Y1, Y1
+	VPSUBD Y5, Y2, Y2
+	VPSUBD Y0, Y2, Y2
+	VPABSD Y2, Y2
+	VPSUBD Y6, Y3, Y3
+	VPSUBD Y0, Y3, Y3
+	VPABSD Y3, Y3
+	VPADDD Y2, Y1, Y1
+	VPADDD Y3, Y1, Y1
+	VPMINSD Y10, Y1, Y1
+	// the brightness term from the table
+	VPSLLD $8, Y7, Y2
+	VPOR Y8, Y2, Y2
+	VPCMPEQD Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPGATHERDD Y3, (R9)(Y2*1), Y4
+	VPAND Y10, Y4, Y4
+	VPMAXSD Y4, Y1, Y1
+	// eight bytes out each
+	VPACKUSDW Y1, Y1, Y1
+	VPACKUSWB Y1, Y1, Y1
+	VPERMD Y1, Y9, Y1
+	VMOVQ X1, (DI)
+	VPACKUSDW Y7, Y7, Y7
+	VPACKUSWB Y7, Y7, Y7
+	VPERMD Y7, Y9, Y7
+	VMOVQ X7, (R8)
+	ADDQ $24, SI
+	ADDQ $24, DX
+	ADDQ $8, DI
+	ADDQ $8, R8
+	DECQ CX
+	JNZ diffloop
+	VZEROUPPER
+	RET

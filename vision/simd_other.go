@@ -12,3 +12,7 @@ func conv28(src *float64, stride uintptr, k *float64, nk int, dst *float64) {
 func dot36(v *float64, t *float64, n int, out *float64) {
 	panic("vision: dot36 without AVX2")
 }
+
+func diff8(f, b *uint8, groups int, m, gray *uint8, bright *uint8) {
+	panic("vision: diff8 without AVX2")
+}

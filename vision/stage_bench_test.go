@@ -1,0 +1,52 @@
+package vision
+
+import (
+	"path/filepath"
+	"testing"
+
+	"gocv.io/x/gocv"
+)
+
+// benchFrame is the bench photo's BGR bytes and its width and height.
+func benchFrame(b *testing.B) ([]uint8, int, int) {
+	m := gocv.IMRead(filepath.Join(photoRoot, "byler_d6", "images", "IMG_20191208_111228.jpg"), gocv.IMReadColor)
+	defer m.Close()
+	p, err := m.DataPtrUint8()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return append([]uint8(nil), p...), m.Cols(), m.Rows()
+}
+
+// BenchmarkStageKernels times detection's per-pixel Go kernels on the
+// bench photo (the frame against a flat grey background).
+func BenchmarkStageKernels(b *testing.B) {
+	fpix, w, h := benchFrame(b)
+	bpix := make([]uint8, len(fpix))
+	for i := range bpix {
+		bpix[i] = 128
+	}
+	mpix, gray, gr := make([]uint8, w*h), make([]uint8, w*h), make([]uint8, w*h)
+	b.Run("diffMask", func(b *testing.B) {
+		c0 := cpuTime()
+		for i := 0; i < b.N; i++ {
+			diffMask(fpix, bpix, mpix, gray)
+		}
+		reportCPU(b, c0)
+	})
+	b.Run("diffSampled", func(b *testing.B) {
+		c0 := cpuTime()
+		for i := 0; i < b.N; i++ {
+			diffSampled(fpix, bpix, w, h, mpix)
+		}
+		reportCPU(b, c0)
+	})
+	diffMask(fpix, bpix, mpix, gray)
+	b.Run("gradMask", func(b *testing.B) {
+		c0 := cpuTime()
+		for i := 0; i < b.N; i++ {
+			gradMask(gray, mpix, w, h, gr)
+		}
+		reportCPU(b, c0)
+	})
+}
