@@ -1558,23 +1558,42 @@ var floodStep = [8]int32{-1<<16 - 1, -1 << 16, -1<<16 + 1, -1, 1, 1<<16 - 1, 1 <
 // outline of a die whose colour is too close to the floor's.
 func gradMask(g, mpix []uint8, w, h int, gr []uint8) {
 	var hist [256]int
+	var hists [4][256]int32
 	for y := 1; y < h-1; y++ {
 		row := g[y*w : (y+1)*w]
 		// Equal lengths let the compiler drop the bounds checks.
 		up, dn, out := g[(y-1)*w:][:len(row)], g[(y+1)*w:][:len(row)], gr[y*w:][:len(row)]
-		for x := 1; x < len(row)-1; x++ {
+		x := 1
+		if groups := (len(row) - 2) / 32; useSIMD && groups > 0 {
+			grad32(&row[0], &row[2], &up[1], &dn[1], &out[1], groups)
+			x += 32 * groups
+			// Four histograms, one per x mod 4: runs of equal values
+			// (most of a floor) do not wait on each other's increments.
+			for i, d8 := range out[1:x] {
+				hists[i&3][d8]++
+			}
+		}
+		for ; x < len(row)-1; x++ {
 			d := abs32(int32(row[x+1])-int32(row[x-1])) + abs32(int32(dn[x])-int32(up[x]))
 			d = min(d, 255)
 			out[x] = uint8(d)
 			hist[uint8(d)]++
 		}
 	}
+	for v := range hist {
+		hist[v] += int(hists[0][v]) + int(hists[1][v]) + int(hists[2][v]) + int(hists[3][v])
+	}
 	med := percentile(hist[:], (w-2)*(h-2), 0.5)
 	thr := uint8(clamp(float64(med)*3+30, 12, 80))
 	for y := 1; y < h-1; y++ {
 		out := gr[y*w : (y+1)*w]
 		m := mpix[y*w:][:len(out)]
-		for x := 1; x < len(out)-1; x++ {
+		x := 1
+		if groups := (len(out) - 2) / 32; useSIMD && groups > 0 && thr < 255 {
+			mark32(&out[1], &m[1], thr, groups)
+			x += 32 * groups
+		}
+		for ; x < len(out)-1; x++ {
 			if out[x] > thr {
 				m[x] = 255
 			}

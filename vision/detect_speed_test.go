@@ -207,6 +207,19 @@ func TestAddOutlinedMatchesLabels(t *testing.T) {
 // pixDiff at each even pixel with one histogram, and one histogram of
 // the brightness edges. Odd sizes check the ends of rows.
 func TestSampledKernelsExact(t *testing.T) {
+	// The Go loops, and the AVX2 kernels where the CPU has them.
+	defer func(v bool) { useSIMD = v }(useSIMD)
+	for _, simd := range []bool{false, true} {
+		if simd && !hasAVX2 {
+			t.Log("no AVX2: only the Go loops checked")
+			continue
+		}
+		useSIMD = simd
+		sampledKernelsExact(t)
+	}
+}
+
+func sampledKernelsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for k, sz := range [][2]int{{37, 23}, {64, 48}, {101, 3}, {38, 24}, {65, 49}} {
 		w, h := sz[0], sz[1]

@@ -38,3 +38,9 @@ var hasAVX2 = func() bool {
 
 //go:noescape
 func diff8(f, b *uint8, groups int, m, gray *uint8, bright *uint8)
+
+//go:noescape
+func grad32(l, r, u, d, out *uint8, groups int)
+
+//go:noescape
+func mark32(out, m *uint8, thr uint8, groups int)

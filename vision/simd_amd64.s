@@ -244,3 +244,62 @@ diffloop:
 	JNZ diffloop
 	VZEROUPPER
 	RET
+
+// func grad32(l, r, u, d, out *uint8, groups int)
+//
+// gradMask's gradient for groups*32 pixels: out[x] = min(|r[x]-l[x]| +
+// |d[x]-u[x]|, 255), the cap by unsigned saturating addition.
+TEXT ·grad32(SB), NOSPLIT, $0-48
+	MOVQ l+0(FP), SI
+	MOVQ r+8(FP), DX
+	MOVQ u+16(FP), R8
+	MOVQ d+24(FP), R9
+	MOVQ out+32(FP), DI
+	MOVQ groups+40(FP), CX
+gradloop:
+	VMOVDQU (SI), Y0
+	VMOVDQU (DX), Y1
+	VPMAXUB Y0, Y1, Y2
+	VPMINUB Y0, Y1, Y3
+	VPSUBB Y3, Y2, Y2
+	VMOVDQU (R8), Y0
+	VMOVDQU (R9), Y1
+	VPMAXUB Y0, Y1, Y4
+	VPMINUB Y0, Y1, Y5
+	VPSUBB Y5, Y4, Y4
+	VPADDUSB Y4, Y2, Y2
+	VMOVDQU Y2, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, DI
+	DECQ CX
+	JNZ gradloop
+	VZEROUPPER
+	RET
+
+// func mark32(out, m *uint8, thr uint8, groups int)
+//
+// gradMask's marking for groups*32 pixels: m[x] = 255 where out[x] > thr
+// (thr < 255), as m[x] |= 0xff there.
+TEXT ·mark32(SB), NOSPLIT, $0-32
+	MOVQ out+0(FP), SI
+	MOVQ m+8(FP), DI
+	MOVBLZX thr+16(FP), AX
+	INCL AX
+	MOVQ groups+24(FP), CX
+	MOVL AX, X7
+	VPBROADCASTB X7, Y7
+markloop:
+	VMOVDQU (SI), Y0
+	VPMAXUB Y7, Y0, Y1
+	VPCMPEQB Y0, Y1, Y1
+	VPOR (DI), Y1, Y1
+	VMOVDQU Y1, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ markloop
+	VZEROUPPER
+	RET

@@ -16,3 +16,11 @@ func dot36(v *float64, t *float64, n int, out *float64) {
 func diff8(f, b *uint8, groups int, m, gray *uint8, bright *uint8) {
 	panic("vision: diff8 without AVX2")
 }
+
+func grad32(l, r, u, d, out *uint8, groups int) {
+	panic("vision: grad32 without AVX2")
+}
+
+func mark32(out, m *uint8, thr uint8, groups int) {
+	panic("vision: mark32 without AVX2")
+}
