@@ -50,3 +50,16 @@ func BenchmarkStageKernels(b *testing.B) {
 		reportCPU(b, c0)
 	})
 }
+
+// BenchmarkSample times the face patch's resampling on the bench photo.
+func BenchmarkSample(b *testing.B) {
+	fpix, w, h := benchFrame(b)
+	fr := bgrImage{pix: fpix, w: w, h: h}
+	var s faceScratch
+	c := candidate{cx: 300.3, cy: 280.7, w: 61.2, h: 58.9, angle: 0.37, edge: 60}
+	c0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		s.sample(fr, c)
+	}
+	reportCPU(b, c0)
+}
