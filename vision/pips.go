@@ -919,6 +919,18 @@ func (s *faceScratch) sample(fr bgrImage, c candidate) {
 	for i := range us {
 		us[i] = ((float64(i)+0.5)/faceN - 0.5) * c.w * shrink
 	}
+	if useSIMD && sampleInside(fr, c, co, si, shrink) {
+		// The products the loop below forms per pixel, formed once.
+		var uc, usi [faceN]float64
+		for i, u := range us {
+			uc[i], usi[i] = u*co, u*si
+		}
+		for j := 0; j < faceN; j++ {
+			v := ((float64(j)+0.5)/faceN - 0.5) * c.h * shrink
+			sampleRow(&uc[0], &usi[0], c.cx, c.cy, v*si, v*co, &fr.pix[0], 3*fr.w, &s.patch[j*faceN*3])
+		}
+		return
+	}
 	for j := 0; j < faceN; j++ {
 		v := ((float64(j)+0.5)/faceN - 0.5) * c.h * shrink
 		for i, u := range us {
@@ -942,6 +954,23 @@ func (s *faceScratch) sample(fr bgrImage, c candidate) {
 			out[2] = byteFloat[p00[2]]*w00 + byteFloat[p10[2]]*w10 + byteFloat[p01[2]]*w01 + byteFloat[p11[2]]*w11
 		}
 	}
+}
+
+// sampleInside reports whether every point sample reads, and its right
+// and lower neighbours, lie at least a pixel inside the frame's left and
+// top and two inside its right and bottom, so that sampleRow needs no
+// clamping and its four-byte reads stay in the frame.
+func sampleInside(fr bgrImage, c candidate, co, si, shrink float64) bool {
+	if len(fr.pix) < 3*fr.w*fr.h || 3*fr.w*fr.h >= 1<<31 {
+		return false
+	}
+	// Half the sampled extent, and a margin for the half-pixel offset
+	// and rounding.
+	hw, hh := c.w*shrink/2, c.h*shrink/2
+	ex := hw*math.Abs(co) + hh*math.Abs(si) + 2
+	ey := hw*math.Abs(si) + hh*math.Abs(co) + 2
+	// Written so that NaN fails.
+	return c.cx-ex >= 1 && c.cx+ex <= float64(fr.w-3) && c.cy-ey >= 1 && c.cy+ey <= float64(fr.h-3)
 }
 
 // byteFloat is float64(b) for each byte b, looked up rather than

@@ -44,3 +44,6 @@ func grad32(l, r, u, d, out *uint8, groups int)
 
 //go:noescape
 func mark32(out, m *uint8, thr uint8, groups int)
+
+//go:noescape
+func sampleRow(uc, us *float64, cx, cy, vs, vc float64, pix *uint8, w3 int, out *float64)

@@ -303,3 +303,163 @@ markloop:
 	JNZ markloop
 	VZEROUPPER
 	RET
+
+DATA sampleHalf<>+0(SB)/8, $0.5
+GLOBL sampleHalf<>(SB), RODATA|NOPTR, $8
+DATA sampleOne<>+0(SB)/8, $1.0
+GLOBL sampleOne<>(SB), RODATA|NOPTR, $8
+DATA sampleFF<>+0(SB)/4, $0xff
+GLOBL sampleFF<>(SB), RODATA|NOPTR, $4
+DATA sampleThree<>+0(SB)/4, $3
+GLOBL sampleThree<>(SB), RODATA|NOPTR, $4
+
+// func sampleRow(uc, us *float64, cx, cy, vs, vc float64, pix *uint8, w3 int, out *float64)
+//
+// One row of faceScratch.sample, four pixels at a time, for a rectangle
+// whose every sample and its right and lower neighbours lie inside the
+// frame with a byte to spare (no clamping; four-byte reads). For pixel i:
+// x = cx + uc[i] - vs - 0.5, y = cy + us[i] + vc - 0.5, and each channel
+// the bilinear sum over the four neighbours, in the Go loop's order, a
+// multiply then an add each (no fused multiply-add). w3 is the frame's
+// row length in bytes; out gets 32 BGR pixels.
+TEXT ·sampleRow(SB), NOSPLIT, $0-72
+	MOVQ uc+0(FP), SI
+	MOVQ us+8(FP), DX
+	MOVQ pix+48(FP), R8
+	MOVQ w3+56(FP), AX
+	MOVQ out+64(FP), DI
+	MOVL AX, X13
+	VPBROADCASTD X13, X13
+	VPBROADCASTD sampleFF<>(SB), X14
+	MOVQ $8, CX
+sampleloop:
+	VMOVUPD (SI), Y0
+	VMOVUPD (DX), Y1
+	VBROADCASTSD sampleHalf<>(SB), Y15
+	// x and y
+	VBROADCASTSD cx+16(FP), Y12
+	VADDPD Y0, Y12, Y2
+	VBROADCASTSD vs+32(FP), Y12
+	VSUBPD Y12, Y2, Y2
+	VSUBPD Y15, Y2, Y2
+	VBROADCASTSD cy+24(FP), Y12
+	VADDPD Y1, Y12, Y3
+	VBROADCASTSD vc+40(FP), Y12
+	VADDPD Y12, Y3, Y3
+	VSUBPD Y15, Y3, Y3
+	// whole and fractional parts
+	VROUNDPD $1, Y2, Y4
+	VROUNDPD $1, Y3, Y5
+	VSUBPD Y4, Y2, Y2
+	VSUBPD Y5, Y3, Y3
+	VCVTTPD2DQY Y4, X4
+	VCVTTPD2DQY Y5, X5
+	// o00 = y0*w3 + 3*x0
+	VPMULLD X13, X5, X5
+	VPADDD X4, X5, X5
+	VPADDD X4, X5, X5
+	VPADDD X4, X5, X5
+	// weights
+	VBROADCASTSD sampleOne<>(SB), Y15
+	VSUBPD Y2, Y15, Y6
+	VSUBPD Y3, Y15, Y7
+	VMULPD Y7, Y6, Y8
+	VMULPD Y7, Y2, Y9
+	VMULPD Y3, Y6, Y10
+	VMULPD Y3, Y2, Y11
+	// the four neighbours: X4 (x0, y0), X1 (x0+1, y0), X3 (x0, y0+1), X7 (x0+1, y0+1)
+	VPBROADCASTD sampleThree<>(SB), X15
+	VPCMPEQD X12, X12, X12
+	VPXOR X4, X4, X4
+	VPGATHERDD X12, (R8)(X5*1), X4
+	VPADDD X15, X5, X0
+	VPCMPEQD X12, X12, X12
+	VPXOR X1, X1, X1
+	VPGATHERDD X12, (R8)(X0*1), X1
+	VPADDD X13, X5, X2
+	VPCMPEQD X12, X12, X12
+	VPXOR X3, X3, X3
+	VPGATHERDD X12, (R8)(X2*1), X3
+	VPADDD X15, X2, X6
+	VPCMPEQD X12, X12, X12
+	VPXOR X7, X7, X7
+	VPGATHERDD X12, (R8)(X6*1), X7
+	// blue
+	VPAND X14, X4, X0
+	VCVTDQ2PD X0, Y0
+	VMULPD Y8, Y0, Y0
+	VPAND X14, X1, X2
+	VCVTDQ2PD X2, Y2
+	VMULPD Y9, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	VPAND X14, X3, X2
+	VCVTDQ2PD X2, Y2
+	VMULPD Y10, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	VPAND X14, X7, X2
+	VCVTDQ2PD X2, Y2
+	VMULPD Y11, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	// green
+	VPSRLD $8, X4, X4
+	VPSRLD $8, X1, X1
+	VPSRLD $8, X3, X3
+	VPSRLD $8, X7, X7
+	VPAND X14, X4, X5
+	VCVTDQ2PD X5, Y5
+	VMULPD Y8, Y5, Y5
+	VPAND X14, X1, X2
+	VCVTDQ2PD X2, Y2
+	VMULPD Y9, Y2, Y2
+	VADDPD Y2, Y5, Y5
+	VPAND X14, X3, X2
+	VCVTDQ2PD X2, Y2
+	VMULPD Y10, Y2, Y2
+	VADDPD Y2, Y5, Y5
+	VPAND X14, X7, X2
+	VCVTDQ2PD X2, Y2
+	VMULPD Y11, Y2, Y2
+	VADDPD Y2, Y5, Y5
+	// red
+	VPSRLD $8, X4, X4
+	VPSRLD $8, X1, X1
+	VPSRLD $8, X3, X3
+	VPSRLD $8, X7, X7
+	VPAND X14, X4, X6
+	VCVTDQ2PD X6, Y6
+	VMULPD Y8, Y6, Y6
+	VPAND X14, X1, X2
+	VCVTDQ2PD X2, Y2
+	VMULPD Y9, Y2, Y2
+	VADDPD Y2, Y6, Y6
+	VPAND X14, X3, X2
+	VCVTDQ2PD X2, Y2
+	VMULPD Y10, Y2, Y2
+	VADDPD Y2, Y6, Y6
+	VPAND X14, X7, X2
+	VCVTDQ2PD X2, Y2
+	VMULPD Y11, Y2, Y2
+	VADDPD Y2, Y6, Y6
+	// interleave: B in Y0, G in Y5, R in Y6
+	VMOVSD X0, 0(DI)
+	VMOVHPD X0, 24(DI)
+	VMOVSD X5, 8(DI)
+	VMOVHPD X5, 32(DI)
+	VMOVSD X6, 16(DI)
+	VMOVHPD X6, 40(DI)
+	VEXTRACTF128 $1, Y0, X0
+	VEXTRACTF128 $1, Y5, X5
+	VEXTRACTF128 $1, Y6, X6
+	VMOVSD X0, 48(DI)
+	VMOVHPD X0, 72(DI)
+	VMOVSD X5, 56(DI)
+	VMOVHPD X5, 80(DI)
+	VMOVSD X6, 64(DI)
+	VMOVHPD X6, 88(DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $96, DI
+	DECQ CX
+	JNZ sampleloop
+	VZEROUPPER
+	RET

@@ -24,3 +24,7 @@ func grad32(l, r, u, d, out *uint8, groups int) {
 func mark32(out, m *uint8, thr uint8, groups int) {
 	panic("vision: mark32 without AVX2")
 }
+
+func sampleRow(uc, us *float64, cx, cy, vs, vc float64, pix *uint8, w3 int, out *float64) {
+	panic("vision: sampleRow without AVX2")
+}
