@@ -1028,8 +1028,14 @@ func (s *faceScratch) blobs() (centres [][2]float64, junk bool) {
 	for y := faceMargin; y < faceN-faceMargin; y++ {
 		for x := faceMargin; x < faceN-faceMargin; x++ {
 			i := y*faceN + x
-			s.dog[i] = s.g1[i] - s.g2[i]
-			peak = max(peak, s.dog[i])
+			d := s.g1[i] - s.g2[i]
+			s.dog[i] = d
+			// max(peak, d) for finite values (a blur of colour
+			// distances), without the builtin's NaN and signed-zero
+			// cases: peak starts at +0, and -0 > +0 is false.
+			if d > peak {
+				peak = d
+			}
 		}
 	}
 	thr := max(0.4*peak, pipMinContrast)

@@ -1,6 +1,7 @@
 package vision
 
 import (
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
 
@@ -60,6 +61,17 @@ func BenchmarkSample(b *testing.B) {
 	c0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		s.sample(fr, c)
+	}
+	reportCPU(b, c0)
+}
+
+// BenchmarkBlobs times cue 1's pip finder on a pip-like patch.
+func BenchmarkBlobs(b *testing.B) {
+	var s faceScratch
+	randomPatch(rand.New(rand.NewPCG(3, 4)), &s.d, false)
+	c0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		s.blobs()
 	}
 	reportCPU(b, c0)
 }
