@@ -1285,16 +1285,28 @@ func refineBackground(fpix, mpix []uint8, thr uint8, w, h int, spix []uint8, sw,
 	for y := 0; y < h; y += 2 {
 		row := y * sh / h * sw
 		m := mpix[y*w:][:w]
-		for x := 0; x < w; x += 2 {
-			if m[x] > thr {
-				continue
+		f := fpix[3*y*w:][:3*w]
+		// A run of samples in one cell is summed in registers and
+		// added to the cell once (integer sums: the order does not
+		// matter).
+		for x := 0; x < w; {
+			cc := col[x]
+			var sb, sg, sr, k int32
+			for ; x < w && col[x] == cc; x += 2 {
+				if m[x] > thr {
+					continue
+				}
+				p := f[3*x : 3*x+3 : 3*x+3]
+				sb += int32(p[0])
+				sg += int32(p[1])
+				sr += int32(p[2])
+				k++
 			}
-			i := y*w + x
-			c := 4 * (row + int(col[x]))
-			acc[c] += int32(fpix[3*i])
-			acc[c+1] += int32(fpix[3*i+1])
-			acc[c+2] += int32(fpix[3*i+2])
-			acc[c+3]++
+			c := 4 * (row + int(cc))
+			acc[c] += sb
+			acc[c+1] += sg
+			acc[c+2] += sr
+			acc[c+3] += k
 		}
 	}
 	// Enough: a quarter of the cell's pixels sampled.

@@ -42,6 +42,25 @@ func BenchmarkStageKernels(b *testing.B) {
 		}
 		reportCPU(b, c0)
 	})
+	b.Run("refineBackground", func(b *testing.B) {
+		// Against the frame itself, with some noise: mostly floor, as
+		// in a photo.
+		same := append([]uint8(nil), fpix...)
+		for i := range same {
+			if i%97 == 0 {
+				same[i] ^= 0x40
+			}
+		}
+		thr := diffSampled(fpix, same, w, h, mpix)
+		const sw, sh = 21, 21
+		spix := make([]uint8, 3*sw*sh)
+		var buf, colBuf []int32
+		c0 := cpuTime()
+		for i := 0; i < b.N; i++ {
+			refineBackground(fpix, mpix, thr, w, h, spix, sw, sh, &buf, &colBuf)
+		}
+		reportCPU(b, c0)
+	})
 	diffMask(fpix, bpix, mpix, gray)
 	b.Run("gradMask", func(b *testing.B) {
 		c0 := cpuTime()
