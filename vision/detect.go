@@ -1235,10 +1235,29 @@ func diffSampled(fpix, bpix []uint8, w, h int, mpix []uint8) uint8 {
 	// not wait on each other's increments.
 	var hists [2][256]int32
 	n := 0
+	// On AVX2, diff8 works out every pixel of a sampled row into rowM
+	// (twice the samples, but several times faster), and the samples are
+	// taken from it; groups is how many groups of eight it can read
+	// within a row.
+	var rowM, rowG []uint8
+	groups := 0
+	if useSIMD && 3*w >= 32 {
+		groups = (3*w-32)/24 + 1
+		rowM, rowG = make([]uint8, 8*groups), make([]uint8, 8*groups)
+	}
 	for y := 0; y < h; y += 2 {
 		// Row slices of equal, known lengths: no bounds checks inside.
 		f, b, m := fpix[3*y*w:][:3*w], bpix[3*y*w:][:3*w], mpix[y*w:][:w]
-		for x := 0; x < w; x += 2 {
+		x := 0
+		if groups > 0 {
+			diff8(&f[0], &b[0], groups, &rowM[0], &rowG[0], &brightDiffPad[0])
+			for ; x < 8*groups; x += 2 {
+				m8 := rowM[x]
+				m[x] = m8
+				hists[x>>1&1][m8]++
+			}
+		}
+		for ; x < w; x += 2 {
 			// pixDiff, written out.
 			pb, pg, pr := int32(f[3*x]), int32(f[3*x+1]), int32(f[3*x+2])
 			bb, bg, br := int32(b[3*x]), int32(b[3*x+1]), int32(b[3*x+2])
