@@ -1146,7 +1146,18 @@ func diffMask(fpix, bpix, mpix, gray []uint8) uint8 {
 	var hists [4][256]int32
 	n := len(mpix)
 	fpix, bpix, gray = fpix[:3*n], bpix[:3*n], gray[:n]
-	for i := range mpix {
+	start := 0
+	if useSIMD && 3*n >= 32 {
+		// diff8 reads 32 bytes for each group of eight pixels' 24: the
+		// last group must end its read inside the frame.
+		groups := (3*n-32)/24 + 1
+		diff8(&fpix[0], &bpix[0], groups, &mpix[0], &gray[0], &brightDiffPad[0])
+		start = 8 * groups
+		for i, m8 := range mpix[:start] {
+			hists[i&3][m8]++
+		}
+	}
+	for i := start; i < n; i++ {
 		// pixDiff, written out.
 		f, b := fpix[3*i:3*i+3:3*i+3], bpix[3*i:3*i+3:3*i+3]
 		pb, pg, pr := int32(f[0]), int32(f[1]), int32(f[2])
@@ -1187,6 +1198,13 @@ var brightDiff = func() (t [1 << 16]uint8) {
 	return t
 }()
 
+// brightDiffPad is brightDiff with three bytes after it, for diff8's
+// four-byte reads.
+var brightDiffPad = func() (t [1<<16 + 3]uint8) {
+	copy(t[:], brightDiff[:])
+	return t
+}()
+
 // diffThreshold is the foreground threshold for a histogram of n pixel
 // differences: above the background's own variation.
 func diffThreshold(hist *[256]int, n int) uint8 {
@@ -1217,10 +1235,29 @@ func diffSampled(fpix, bpix []uint8, w, h int, mpix []uint8) uint8 {
 	// not wait on each other's increments.
 	var hists [2][256]int32
 	n := 0
+	// On AVX2, diff8 works out every pixel of a sampled row into rowM
+	// (twice the samples, but several times faster), and the samples are
+	// taken from it; groups is how many groups of eight it can read
+	// within a row.
+	var rowM, rowG []uint8
+	groups := 0
+	if useSIMD && 3*w >= 32 {
+		groups = (3*w-32)/24 + 1
+		rowM, rowG = make([]uint8, 8*groups), make([]uint8, 8*groups)
+	}
 	for y := 0; y < h; y += 2 {
 		// Row slices of equal, known lengths: no bounds checks inside.
 		f, b, m := fpix[3*y*w:][:3*w], bpix[3*y*w:][:3*w], mpix[y*w:][:w]
-		for x := 0; x < w; x += 2 {
+		x := 0
+		if groups > 0 {
+			diff8(&f[0], &b[0], groups, &rowM[0], &rowG[0], &brightDiffPad[0])
+			for ; x < 8*groups; x += 2 {
+				m8 := rowM[x]
+				m[x] = m8
+				hists[x>>1&1][m8]++
+			}
+		}
+		for ; x < w; x += 2 {
 			// pixDiff, written out.
 			pb, pg, pr := int32(f[3*x]), int32(f[3*x+1]), int32(f[3*x+2])
 			bb, bg, br := int32(b[3*x]), int32(b[3*x+1]), int32(b[3*x+2])
@@ -1267,16 +1304,28 @@ func refineBackground(fpix, mpix []uint8, thr uint8, w, h int, spix []uint8, sw,
 	for y := 0; y < h; y += 2 {
 		row := y * sh / h * sw
 		m := mpix[y*w:][:w]
-		for x := 0; x < w; x += 2 {
-			if m[x] > thr {
-				continue
+		f := fpix[3*y*w:][:3*w]
+		// A run of samples in one cell is summed in registers and
+		// added to the cell once (integer sums: the order does not
+		// matter).
+		for x := 0; x < w; {
+			cc := col[x]
+			var sb, sg, sr, k int32
+			for ; x < w && col[x] == cc; x += 2 {
+				if m[x] > thr {
+					continue
+				}
+				p := f[3*x : 3*x+3 : 3*x+3]
+				sb += int32(p[0])
+				sg += int32(p[1])
+				sr += int32(p[2])
+				k++
 			}
-			i := y*w + x
-			c := 4 * (row + int(col[x]))
-			acc[c] += int32(fpix[3*i])
-			acc[c+1] += int32(fpix[3*i+1])
-			acc[c+2] += int32(fpix[3*i+2])
-			acc[c+3]++
+			c := 4 * (row + int(cc))
+			acc[c] += sb
+			acc[c+1] += sg
+			acc[c+2] += sr
+			acc[c+3] += k
 		}
 	}
 	// Enough: a quarter of the cell's pixels sampled.
@@ -1540,23 +1589,42 @@ var floodStep = [8]int32{-1<<16 - 1, -1 << 16, -1<<16 + 1, -1, 1, 1<<16 - 1, 1 <
 // outline of a die whose colour is too close to the floor's.
 func gradMask(g, mpix []uint8, w, h int, gr []uint8) {
 	var hist [256]int
+	var hists [4][256]int32
 	for y := 1; y < h-1; y++ {
 		row := g[y*w : (y+1)*w]
 		// Equal lengths let the compiler drop the bounds checks.
 		up, dn, out := g[(y-1)*w:][:len(row)], g[(y+1)*w:][:len(row)], gr[y*w:][:len(row)]
-		for x := 1; x < len(row)-1; x++ {
+		x := 1
+		if groups := (len(row) - 2) / 32; useSIMD && groups > 0 {
+			grad32(&row[0], &row[2], &up[1], &dn[1], &out[1], groups)
+			x += 32 * groups
+			// Four histograms, one per x mod 4: runs of equal values
+			// (most of a floor) do not wait on each other's increments.
+			for i, d8 := range out[1:x] {
+				hists[i&3][d8]++
+			}
+		}
+		for ; x < len(row)-1; x++ {
 			d := abs32(int32(row[x+1])-int32(row[x-1])) + abs32(int32(dn[x])-int32(up[x]))
 			d = min(d, 255)
 			out[x] = uint8(d)
 			hist[uint8(d)]++
 		}
 	}
+	for v := range hist {
+		hist[v] += int(hists[0][v]) + int(hists[1][v]) + int(hists[2][v]) + int(hists[3][v])
+	}
 	med := percentile(hist[:], (w-2)*(h-2), 0.5)
 	thr := uint8(clamp(float64(med)*3+30, 12, 80))
 	for y := 1; y < h-1; y++ {
 		out := gr[y*w : (y+1)*w]
 		m := mpix[y*w:][:len(out)]
-		for x := 1; x < len(out)-1; x++ {
+		x := 1
+		if groups := (len(out) - 2) / 32; useSIMD && groups > 0 && thr < 255 {
+			mark32(&out[1], &m[1], thr, groups)
+			x += 32 * groups
+		}
+		for ; x < len(out)-1; x++ {
 			if out[x] > thr {
 				m[x] = 255
 			}

@@ -44,16 +44,37 @@ func TestDiffMaskMatchesDivision(t *testing.T) {
 	for i := 3 * grey; i < 3*n; i++ {
 		fpix[i], bpix[i] = uint8(rng.IntN(256)), uint8(rng.IntN(256))
 	}
-	mpix, gray := make([]uint8, n), make([]uint8, n)
-	diffMask(fpix, bpix, mpix, gray)
-	for i := 0; i < n; i++ {
-		m, pm := pixDiffDirect(fpix[3*i:3*i+3], bpix[3*i:3*i+3])
-		if mpix[i] != m || int32(gray[i]) != pm {
-			t.Fatalf("pixel %d (%v on %v): diffMask %d grey %d, direct %d grey %d",
-				i, fpix[3*i:3*i+3], bpix[3*i:3*i+3], mpix[i], gray[i], m, pm)
+	// The Go loop, and the AVX2 kernel where the CPU has it.
+	defer func(v bool) { useSIMD = v }(useSIMD)
+	for _, simd := range []bool{false, true} {
+		if simd && !hasAVX2 {
+			t.Log("no AVX2: only the Go loop checked")
+			continue
 		}
-		if m2, pm2 := pixDiff(fpix[3*i:3*i+3], bpix[3*i:3*i+3]); m2 != m || pm2 != pm {
-			t.Fatalf("pixel %d: pixDiff %d grey %d, direct %d grey %d", i, m2, pm2, m, pm)
+		useSIMD = simd
+		diffMaskMatches(t, fpix, bpix, n)
+	}
+}
+
+func diffMaskMatches(t *testing.T, fpix, bpix []uint8, n int) {
+	// Whole, and cut to lengths that leave a tail for the Go loop.
+	for _, k := range []int{n, n - 5, 13, 7} {
+		mpix, gray := make([]uint8, k), make([]uint8, k)
+		thr := diffMask(fpix[:3*k], bpix[:3*k], mpix, gray)
+		var hist [256]int
+		for i := 0; i < k; i++ {
+			m, pm := pixDiffDirect(fpix[3*i:3*i+3], bpix[3*i:3*i+3])
+			hist[m]++
+			if mpix[i] != m || int32(gray[i]) != pm {
+				t.Fatalf("pixel %d of %d (%v on %v): diffMask %d grey %d, direct %d grey %d",
+					i, k, fpix[3*i:3*i+3], bpix[3*i:3*i+3], mpix[i], gray[i], m, pm)
+			}
+			if m2, pm2 := pixDiff(fpix[3*i:3*i+3], bpix[3*i:3*i+3]); m2 != m || pm2 != pm {
+				t.Fatalf("pixel %d: pixDiff %d grey %d, direct %d grey %d", i, m2, pm2, m, pm)
+			}
+		}
+		if want := diffThreshold(&hist, k); thr != want {
+			t.Fatalf("%d pixels: diffMask threshold %d, direct %d", k, thr, want)
 		}
 	}
 }
@@ -186,6 +207,19 @@ func TestAddOutlinedMatchesLabels(t *testing.T) {
 // pixDiff at each even pixel with one histogram, and one histogram of
 // the brightness edges. Odd sizes check the ends of rows.
 func TestSampledKernelsExact(t *testing.T) {
+	// The Go loops, and the AVX2 kernels where the CPU has them.
+	defer func(v bool) { useSIMD = v }(useSIMD)
+	for _, simd := range []bool{false, true} {
+		if simd && !hasAVX2 {
+			t.Log("no AVX2: only the Go loops checked")
+			continue
+		}
+		useSIMD = simd
+		sampledKernelsExact(t)
+	}
+}
+
+func sampledKernelsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for k, sz := range [][2]int{{37, 23}, {64, 48}, {101, 3}, {38, 24}, {65, 49}} {
 		w, h := sz[0], sz[1]

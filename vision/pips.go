@@ -85,6 +85,10 @@ func blurInner(src, dst, tmp *[faceN * faceN]float64, sigma float64) {
 	// The inner part's width is a multiple of the seven outputs.
 	var _ [0]struct{} = [(hi - lo) % 7]struct{}{}
 	k := gaussKernel(sigma)
+	if useSIMD {
+		blurInnerSIMD(src, dst, k)
+		return
+	}
 	rad := len(k) / 2
 	// Rows (all of them: the columns pass reads them), each padded with
 	// copies of its end pixels.
@@ -133,6 +137,41 @@ func blurInner(src, dst, tmp *[faceN * faceN]float64, sigma float64) {
 		}
 	}
 }
+
+// blurInnerSIMD is blurInner on conv28, 28 outputs a call. The rows pass
+// writes into a buffer with rad rows above and below, copies of the first
+// and last, so that the columns pass reads every tap at a fixed stride.
+func blurInnerSIMD(src, dst *[faceN * faceN]float64, k []float64) {
+	const lo, hi = faceMargin, faceN - faceMargin
+	// conv28 computes exactly the inner part's width.
+	var _ [0]struct{} = [hi - lo - 28]struct{}{}
+	rad := len(k) / 2
+	var pad [faceN + 2*maxBlurRad]float64
+	var rows [(faceN + 2*maxBlurRad) * faceN]float64
+	for y := 0; y < faceN; y++ {
+		row := src[y*faceN : (y+1)*faceN]
+		for i := 0; i < rad; i++ {
+			pad[i] = row[0]
+			pad[rad+faceN+i] = row[faceN-1]
+		}
+		copy(pad[rad:rad+faceN], row)
+		conv28(&pad[lo], 8, &k[0], len(k), &rows[(y+rad)*faceN+lo])
+	}
+	first := rows[rad*faceN+lo : rad*faceN+hi]
+	last := rows[(rad+faceN-1)*faceN+lo : (rad+faceN-1)*faceN+hi]
+	for i := 0; i < rad; i++ {
+		copy(rows[i*faceN+lo:i*faceN+hi], first)
+		o := (rad + faceN + i) * faceN
+		copy(rows[o+lo:o+hi], last)
+	}
+	for y := lo; y < hi; y++ {
+		conv28(&rows[y*faceN+lo], faceN*8, &k[0], len(k), &dst[y*faceN+lo])
+	}
+}
+
+// useSIMD has the pip kernels run on AVX2 (a variable so that a test can
+// compare both ways).
+var useSIMD = hasAVX2
 
 // maxBlurRad is the largest kernel radius blurInner supports.
 const maxBlurRad = 15
@@ -251,7 +290,27 @@ func buildTemplates() {
 			}
 		}
 	}
+	if len(templates) != nTemplates {
+		panic("vision: template count changed; correlateSIMD needs it")
+	}
+	// The templates' inner parts interleaved, for correlateSIMD.
+	const n = faceN - 2*faceMargin
+	templatesT = make([]float64, n*n*nTemplates)
+	for m := range templates {
+		for y := 0; y < n; y++ {
+			for x := 0; x < n; x++ {
+				templatesT[(y*n+x)*nTemplates+m] = templates[m].t[(y+faceMargin)*faceN+x+faceMargin]
+			}
+		}
+	}
 }
+
+// nTemplates is len(templates): dot36 correlates them 36 at a time.
+const nTemplates = 72
+
+// templatesT holds the templates' inner parts position by position, the
+// 72 templates' values at each one side by side.
+var templatesT []float64
 
 func buildPerms() {
 	for k := 1; k <= 6; k++ {
@@ -807,6 +866,21 @@ func open3(src, dst, tmp *[faceN * faceN]float64) {
 // of a direct loop.
 func correlate(sh *[faceN * faceN]float64, nrm float64, bestPer *[7]float64) {
 	const n = faceN - 2*faceMargin
+	if useSIMD {
+		var v [n * n]float64
+		for y := 0; y < n; y++ {
+			copy(v[y*n:(y+1)*n], sh[(y+faceMargin)*faceN+faceMargin:])
+		}
+		var dots [nTemplates]float64
+		dot36(&v[0], &templatesT[0], n*n, &dots[0])
+		dot36(&v[0], &templatesT[36], n*n, &dots[36])
+		for m, d := range dots {
+			if ncc := d / nrm; ncc > bestPer[templates[m].value] {
+				bestPer[templates[m].value] = ncc
+			}
+		}
+		return
+	}
 	i := 0
 	for ; i+4 <= len(templates); i += 4 {
 		t0, t1, t2, t3 := &templates[i].t, &templates[i+1].t, &templates[i+2].t, &templates[i+3].t
@@ -856,6 +930,18 @@ func (s *faceScratch) sample(fr bgrImage, c candidate) {
 	for i := range us {
 		us[i] = ((float64(i)+0.5)/faceN - 0.5) * c.w * shrink
 	}
+	if useSIMD && sampleInside(fr, c, co, si, shrink) {
+		// The products the loop below forms per pixel, formed once.
+		var uc, usi [faceN]float64
+		for i, u := range us {
+			uc[i], usi[i] = u*co, u*si
+		}
+		for j := 0; j < faceN; j++ {
+			v := ((float64(j)+0.5)/faceN - 0.5) * c.h * shrink
+			sampleRow(&uc[0], &usi[0], c.cx, c.cy, v*si, v*co, &fr.pix[0], 3*fr.w, &s.patch[j*faceN*3])
+		}
+		return
+	}
 	for j := 0; j < faceN; j++ {
 		v := ((float64(j)+0.5)/faceN - 0.5) * c.h * shrink
 		for i, u := range us {
@@ -879,6 +965,23 @@ func (s *faceScratch) sample(fr bgrImage, c candidate) {
 			out[2] = byteFloat[p00[2]]*w00 + byteFloat[p10[2]]*w10 + byteFloat[p01[2]]*w01 + byteFloat[p11[2]]*w11
 		}
 	}
+}
+
+// sampleInside reports whether every point sample reads, and its right
+// and lower neighbours, lie at least a pixel inside the frame's left and
+// top and two inside its right and bottom, so that sampleRow needs no
+// clamping and its four-byte reads stay in the frame.
+func sampleInside(fr bgrImage, c candidate, co, si, shrink float64) bool {
+	if len(fr.pix) < 3*fr.w*fr.h || 3*fr.w*fr.h >= 1<<31 {
+		return false
+	}
+	// Half the sampled extent, and a margin for the half-pixel offset
+	// and rounding.
+	hw, hh := c.w*shrink/2, c.h*shrink/2
+	ex := hw*math.Abs(co) + hh*math.Abs(si) + 2
+	ey := hw*math.Abs(si) + hh*math.Abs(co) + 2
+	// Written so that NaN fails.
+	return c.cx-ex >= 1 && c.cx+ex <= float64(fr.w-3) && c.cy-ey >= 1 && c.cy+ey <= float64(fr.h-3)
 }
 
 // byteFloat is float64(b) for each byte b, looked up rather than
@@ -936,8 +1039,14 @@ func (s *faceScratch) blobs() (centres [][2]float64, junk bool) {
 	for y := faceMargin; y < faceN-faceMargin; y++ {
 		for x := faceMargin; x < faceN-faceMargin; x++ {
 			i := y*faceN + x
-			s.dog[i] = s.g1[i] - s.g2[i]
-			peak = max(peak, s.dog[i])
+			d := s.g1[i] - s.g2[i]
+			s.dog[i] = d
+			// max(peak, d) for finite values (a blur of colour
+			// distances), without the builtin's NaN and signed-zero
+			// cases: peak starts at +0, and -0 > +0 is false.
+			if d > peak {
+				peak = d
+			}
 		}
 	}
 	thr := max(0.4*peak, pipMinContrast)

@@ -3,10 +3,13 @@ package vision
 import (
 	"image"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"syscall"
 	"testing"
 	"time"
+
+	"gocv.io/x/gocv"
 
 	"github.com/dicewatch/dicewatch/vision/motion"
 )
@@ -121,4 +124,74 @@ func BenchmarkReadAtRest720(b *testing.B) {
 		reportMedian(b, times)
 		reportCPU(b, cpu0)
 	})
+}
+
+// BenchmarkReadPhotoSets reads every image of both photo sets (decoded
+// beforehand) once per iteration; for profiling where a photo read's time
+// goes on real photos rather than on one bench image.
+// Run: go test -run '^$' -bench ReadPhotoSets -cpu 1 -benchtime 1x -cpuprofile cpu.out ./vision/
+func BenchmarkReadPhotoSets(b *testing.B) {
+	var imgs []gocv.Mat
+	defer func() {
+		for _, m := range imgs {
+			m.Close()
+		}
+	}()
+	for _, set := range []string{"byler_d6", "matteo_webcam"} {
+		ps := loadPhotoSet(b, set)
+		for _, name := range ps.images {
+			imgs = append(imgs, gocv.IMRead(filepath.Join(photoRoot, set, "images", name), gocv.IMReadColor))
+		}
+	}
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		for _, m := range imgs {
+			if _, err := r.Read(m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N*len(imgs)), "cpu-ms/img")
+}
+
+// threadCPU is the calling thread's user+system CPU time so far.
+func threadCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkReadBylerFiles is `dicewatch read` over the byler photos (decode
+// and read, as in the command's ms field): the median over the images of
+// each read's CPU time on the reading thread (a machine shared with other
+// work stretches wall time, not this), and the process's mean CPU time
+// per image (OpenCV's worker threads too).
+// Run: go test -run '^$' -bench ReadBylerFiles -cpu 1 -benchtime 1x ./vision/
+func BenchmarkReadBylerFiles(b *testing.B) {
+	ps := loadPhotoSet(b, "byler_d6")
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var per []time.Duration
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		for _, name := range ps.images {
+			t0 := threadCPU()
+			if _, err := r.ReadFile(filepath.Join(photoRoot, "byler_d6", "images", name)); err != nil {
+				b.Fatal(err)
+			}
+			per = append(per, threadCPU()-t0)
+		}
+	}
+	n := len(per)
+	sort.Slice(per, func(i, j int) bool { return per[i] < per[j] })
+	b.ReportMetric(float64(per[n/2].Microseconds())/1000, "thread-cpu-ms-median")
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(n), "cpu-ms/img")
 }
