@@ -325,7 +325,9 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 	second := func(f faceValue) (faceValue, bool) {
 		f.conf = min(f.conf, secondLookMaxConf)
 		if f.value == 1 || f.value == 2 {
-			return f, f.conf >= retryBelow && silOK && s.wholeFace(fr, f, cs)
+			// Only on a die whose footprint is flat: a cocked die's
+			// outline takes in its side faces.
+			return f, f.conf >= retryBelow && silOK && c.flatness >= DefaultMinFlatness && s.wholeFace(fr, f, cs)
 		}
 		return f, f.value > 2 && f.conf >= retryBelow
 	}
