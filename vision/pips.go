@@ -39,6 +39,9 @@ type faceValue struct {
 	// silEdge is the edge of the die's outline (silhouette), 0 when it
 	// was not a die's alone.
 	silEdge float64
+	// longConf is the confidence before the cap of a rectangle far from
+	// square (0 when not capped): see Reader.giveHeld.
+	longConf float64
 }
 
 // faceScratch holds the per-face buffers a Reader reuses.
@@ -804,6 +807,7 @@ func (s *faceScratch) cues(c candidate) faceValue {
 		// Far from square: part of the face is hidden or cut off, and a
 		// face missing a row of pips can pass for another (unless every
 		// pip is found: the face is then only seen aslant).
+		out.longConf = score
 		score = min(score, 0.4)
 	}
 	if lv == tv && lv > 0 {
