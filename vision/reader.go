@@ -468,10 +468,11 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: r.lastPipOff, weak: c.weak}
 	} else {
 		if held {
-			h := heldValue{value: fv.value, conf: fv.conf, side: c.edge, box: d.Box, rec: checkRec{off: r.lastPipOff}}
+			// Both sides must be a whole face's: the short one is
+			// measured.
+			h := heldValue{value: fv.value, conf: fv.conf, side: min(c.w, c.h), box: d.Box, rec: checkRec{off: r.lastPipOff}}
 			if long {
-				// The short side must be a whole face's.
-				h.conf, h.side = min(fv.longConf, secondLookMaxConf), min(c.w, c.h)
+				h.conf = min(fv.longConf, secondLookMaxConf)
 			}
 			if fb, ok := faceAroundPips(fr, blob, fv.pipBox, c.edge); ok && !pipsOnly {
 				h.box = fb.Add(roi.Min).Intersect(roi)
@@ -497,7 +498,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 type heldValue struct {
 	value int
 	conf  float64
-	side  float64 // the face's edge, or short side when far from square
+	side  float64 // the face's short side
 	box   image.Rectangle
 	rec   checkRec
 }
