@@ -39,9 +39,6 @@ type faceValue struct {
 	// silEdge is the edge of the die's outline (silhouette), 0 when it
 	// was not a die's alone.
 	silEdge float64
-	// longConf is the confidence before the cap of a rectangle far from
-	// square (0 when not capped): see Reader.giveHeld.
-	longConf float64
 }
 
 // faceScratch holds the per-face buffers a Reader reuses.
@@ -400,22 +397,27 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 // face sees a subset of its pips, most often one or two. A 1 or 2 is
 // given when the rectangle read is the whole face and nothing else is on
 // it: the rectangle is square and about as large as the die's own
-// outline cs (silhouette found it a die's alone), every pip-like blob
+// outline cs (silhouette found it a die's alone), the outline is square
+// (seen aslant, it takes in a side face and is longer one way than the
+// other: a generated still's 2 read so as a 1, its far pip dark on a
+// translucent body, had an outline of 0.88), every pip-like blob
 // found is one of the value's pips, no large blob lies beside them, and
 // no other pip map shows more marks (moreMarks).
 func (s *faceScratch) wholeFace(fr bgrImage, f faceValue, cs candidate) bool {
 	fc := f.c
 	return min(fc.w, fc.h) >= wholeFaceSquare*max(fc.w, fc.h) &&
+		min(cs.w, cs.h) >= wholeFaceOutlineSquare*max(cs.w, cs.h) &&
 		fc.edge >= wholeFaceSize*cs.edge && fc.edge*wholeFaceSize <= cs.edge &&
 		f.blobs == f.value && !f.junk && !s.moreMarks(fr, fc, f.value)
 }
 
-// wholeFace's bounds: the least short-over-long side of the face read,
-// and the least ratio of its edge to the outline's (and of the outline's
-// to its).
+// wholeFace's bounds: the least short-over-long side of the face read
+// and of the outline, and the least ratio of the face's edge to the
+// outline's (and of the outline's to its).
 const (
-	wholeFaceSquare = 0.85
-	wholeFaceSize   = 0.85
+	wholeFaceSquare        = 0.85
+	wholeFaceOutlineSquare = 0.92
+	wholeFaceSize          = 0.85
 )
 
 // moreMarks reports whether any pip map of the face in c's rectangle (the
@@ -807,7 +809,6 @@ func (s *faceScratch) cues(c candidate) faceValue {
 		// Far from square: part of the face is hidden or cut off, and a
 		// face missing a row of pips can pass for another (unless every
 		// pip is found: the face is then only seen aslant).
-		out.longConf = score
 		score = min(score, 0.4)
 	}
 	if lv == tv && lv > 0 {

@@ -442,14 +442,11 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 	if candTrace != nil {
 		candTrace(blob, fv, shrunk)
 	}
-	// A face far from square whose score was capped for it (its short
-	// side may be a face cut short by a row), and a shrunk face below
-	// shrunkConfidence, are held for giveHeld, which sees the frame's
-	// other faces.
-	long := fv.value > 0 && fv.conf < r.opts.MinConfidence && fv.longConf >= r.opts.MinConfidence && !c.weak
 	held := false
-	if fv.value > 0 && (fv.conf >= r.opts.MinConfidence || long) && (!shrunk || fv.conf >= shrunkConfidence || !c.weak) && !r.veto(fr, fv, &d) && r.check(fr, fv, &d) {
-		if long || shrunk && fv.conf < shrunkConfidence {
+	if fv.value > 0 && fv.conf >= r.opts.MinConfidence && (!shrunk || fv.conf >= shrunkConfidence || !c.weak) && !r.veto(fr, fv, &d) && r.check(fr, fv, &d) {
+		if shrunk && fv.conf < shrunkConfidence {
+			// Too little confidence for a shrunk face: held for
+			// giveHeld, which sees the frame's other faces.
 			held = true
 		} else {
 			d.Value = fv.value
@@ -466,25 +463,20 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 			d.Box = fb.Add(roi.Min).Intersect(roi)
 		}
 		r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: r.lastPipOff, weak: c.weak}
-	} else {
+	} else if shrunk {
+		// No value, and the face the pip reader settled on is much
+		// smaller than the die's footprint: with no pips read to back
+		// its place, the footprint's top face is the better box.
 		if held {
 			// Both sides must be a whole face's: the short one is
 			// measured.
-			h := heldValue{value: fv.value, conf: fv.conf, side: min(c.w, c.h), box: d.Box, rec: checkRec{off: r.lastPipOff}}
-			if long {
-				h.conf = min(fv.longConf, secondLookMaxConf)
-			}
+			h := heldValue{value: fv.value, side: min(c.w, c.h), box: d.Box, rec: checkRec{off: r.lastPipOff}}
 			if fb, ok := faceAroundPips(fr, blob, fv.pipBox, c.edge); ok && !pipsOnly {
 				h.box = fb.Add(roi.Min).Intersect(roi)
 			}
 			r.held[[2]float64{d.CX, d.CY}] = h
 		}
-		if shrunk {
-			// No value, and the face the pip reader settled on is much
-			// smaller than the die's footprint: with no pips read to back
-			// its place, the footprint's top face is the better box.
-			d.Box = top.box().Add(roi.Min).Intersect(roi)
-		}
+		d.Box = top.box().Add(roi.Min).Intersect(roi)
 	}
 	if readTrace != nil {
 		readTrace(&d, fv, shrunk)
@@ -497,7 +489,6 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 // have had.
 type heldValue struct {
 	value int
-	conf  float64
 	side  float64 // the face's short side
 	box   image.Rectangle
 	rec   checkRec
@@ -533,7 +524,7 @@ func (r *Reader) giveHeld(dets []Detection) {
 		if !ok || d.Value != 0 || !d.Flat || h.side < heldFaceShare*med {
 			continue
 		}
-		d.Value, d.Confidence, d.Box = h.value, h.conf, h.box
+		d.Value, d.Box = h.value, h.box
 		r.checked[[2]float64{d.CX, d.CY}] = h.rec
 	}
 }
