@@ -283,8 +283,7 @@ const secondLookMaxConf = 0.85
 // with rendered layouts. A value is given only when both agree. A face
 // that does not read is looked at again: re-centred on the pips found,
 // in the rectangle of the die's outline, then in a larger rectangle. A second look must read 3 or more: a face
-// whose outer pips are missed reads 1 or 2 most often (unless wholeFace
-// finds the whole face in its rectangle with no other marks on it).
+// whose outer pips are missed reads 1 or 2 most often.
 func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 	fv := s.readLooks(fr, c)
 	fv.silEdge = s.silEdge
@@ -324,11 +323,6 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 	}
 	second := func(f faceValue) (faceValue, bool) {
 		f.conf = min(f.conf, secondLookMaxConf)
-		if f.value == 1 || f.value == 2 {
-			// Only on a die whose footprint is flat: a cocked die's
-			// outline takes in its side faces.
-			return f, f.conf >= retryBelow && silOK && c.flatness >= DefaultMinFlatness && s.wholeFace(fr, f, cs)
-		}
 		return f, f.value > 2 && f.conf >= retryBelow
 	}
 	cur := fv
@@ -390,64 +384,6 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 		}
 	}
 	return fv
-}
-
-// wholeFace reports whether a second look's 1 or 2 may be given. Second
-// looks otherwise give only 3 or more: a rectangle over part of a larger
-// face sees a subset of its pips, most often one or two. A 1 or 2 is
-// given when the rectangle read is the whole face and nothing else is on
-// it: the rectangle is square and about as large as the die's own
-// outline cs (silhouette found it a die's alone), the outline is square
-// (seen aslant, it takes in a side face and is longer one way than the
-// other: a generated still's 2 read so as a 1, its far pip dark on a
-// translucent body, had an outline of 0.88), every pip-like blob
-// found is one of the value's pips, no large blob lies beside them, and
-// no other pip map shows more marks (moreMarks).
-func (s *faceScratch) wholeFace(fr bgrImage, f faceValue, cs candidate) bool {
-	fc := f.c
-	return min(fc.w, fc.h) >= wholeFaceSquare*max(fc.w, fc.h) &&
-		min(cs.w, cs.h) >= wholeFaceOutlineSquare*max(cs.w, cs.h) &&
-		fc.edge >= wholeFaceSize*cs.edge && fc.edge*wholeFaceSize <= cs.edge &&
-		f.blobs == f.value && !f.junk && !s.moreMarks(fr, fc, f.value)
-}
-
-// wholeFace's bounds: the least short-over-long side of the face read
-// and of the outline, and the least ratio of the face's edge to the
-// outline's (and of the outline's to its).
-const (
-	wholeFaceSquare        = 0.85
-	wholeFaceOutlineSquare = 0.92
-	wholeFaceSize          = 0.85
-)
-
-// moreMarks reports whether any pip map of the face in c's rectangle (the
-// colour distance, the change towards the pips' colour, darkness on a
-// light body, hue, redness on a body that is not red) shows more than n
-// pip-like blobs or local maxima: a face whose other pips have little
-// contrast on one map may show them on another.
-func (s *faceScratch) moreMarks(fr bgrImage, c candidate, n int) bool {
-	s.sample(fr, c)
-	more := func() bool {
-		centres, _ := s.blobs()
-		return len(centres) > n || len(s.peaks()) > n
-	}
-	s.pipMap()
-	if more() {
-		return true
-	}
-	s.pipMap()
-	if s.pipColourMap() && more() {
-		return true
-	}
-	s.pipMap()
-	if s.pipDarkMap() && more() {
-		return true
-	}
-	s.pipChromaMap()
-	if more() {
-		return true
-	}
-	return s.pipRedMap() && more()
 }
 
 // trims reports whether refine changes the candidate's rectangle (when it

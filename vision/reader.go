@@ -446,8 +446,9 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 	if fv.value > 0 && fv.conf >= r.opts.MinConfidence && (!shrunk || fv.conf >= shrunkConfidence || !c.weak) && !r.veto(fr, fv, &d) && r.check(fr, fv, &d) {
 		if shrunk && fv.conf < shrunkConfidence {
 			// Too little confidence for a shrunk face: held for
-			// giveHeld, which sees the frame's other faces.
-			held = true
+			// giveHeld, which sees the frame's other faces, unless a
+			// large non-pip blob on it tells of pips missed.
+			held = !fv.junk
 		} else {
 			d.Value = fv.value
 		}
