@@ -59,7 +59,7 @@ func TestHeldStills(t *testing.T) {
 // shrunkConfidence but as large as the frame's other faces (its short
 // side) must be given (unread without giveHeld). Faces read from part of
 // a larger face, smaller than the frame's faces, must not be (a 6 as a 4
-// three times, a 3 as a 2); each is given that value with a lower cut.
+// three times, a 3 as a 2); with a cut of 0.6 the three 6s are given 4.
 func TestHeldShrunkFaces(t *testing.T) {
 	checkLabels(t, []labelCase{
 		{"IMG_20191209_100229.jpg", 5, true},
