@@ -116,6 +116,10 @@ type Reader struct {
 	// specks and pipCands: see detect and pipGroups.
 	specks   []speck
 	pipCands []candidate
+
+	// held: the values withheld only for a shrunk face's confidence,
+	// by the detection's centre, for giveHeld.
+	held map[[2]float64]heldValue
 }
 
 // NewReader returns a Reader with the given options.
@@ -221,6 +225,10 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 		r.checked = map[[2]float64]checkRec{}
 	}
 	clear(r.checked)
+	if r.held == nil {
+		r.held = map[[2]float64]heldValue{}
+	}
+	clear(r.held)
 	// A region too long for one die (see pairEnds), with the index of
 	// its own detection in out (-1: none). With cells, the ends are the
 	// cells of a part of a cluster too large for one die (see detect),
@@ -388,6 +396,7 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 		}
 		out = append(out, d)
 	}
+	r.giveHeld(out)
 	out = r.framePipCheck(out)
 	r.sizeEvidence(out)
 	r.doubtCap(out)
@@ -442,8 +451,16 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 	if candTrace != nil {
 		candTrace(blob, fv, shrunk)
 	}
-	if fv.value > 0 && fv.conf >= r.opts.MinConfidence && (!shrunk || fv.conf >= shrunkConfidence) && !r.veto(fr, fv, &d) && r.check(fr, fv, &d) {
-		d.Value = fv.value
+	held := false
+	if fv.value > 0 && fv.conf >= r.opts.MinConfidence && (!shrunk || fv.conf >= shrunkConfidence || !c.weak) && !r.veto(fr, fv, &d) && r.check(fr, fv, &d) {
+		if shrunk && fv.conf < shrunkConfidence {
+			// Too little confidence for a shrunk face: held for
+			// giveHeld, which sees the frame's other faces, unless a
+			// large non-pip blob on it tells of pips missed.
+			held = !fv.junk
+		} else {
+			d.Value = fv.value
+		}
 	} else if c.weak {
 		return d, false
 	}
@@ -461,6 +478,15 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		// No value, and the face the pip reader settled on is much
 		// smaller than the die's footprint: with no pips read to back
 		// its place, the footprint's top face is the better box.
+		if held {
+			// Both sides must be a whole face's: the short one is
+			// measured.
+			h := heldValue{value: fv.value, side: min(c.w, c.h), box: d.Box, rec: checkRec{off: r.lastPipOff}}
+			if fb, ok := faceAroundPips(fr, blob, fv.pipBox, c.edge); ok && !pipsOnly {
+				h.box = fb.Add(roi.Min).Intersect(roi)
+			}
+			r.held[[2]float64{d.CX, d.CY}] = h
+		}
 		d.Box = top.box().Add(roi.Min).Intersect(roi)
 	}
 	if d.Value > 0 && d.Value == fv.lv {
@@ -474,6 +500,55 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 	}
 	return d, true
 }
+
+// heldValue is a value readCandidate withheld only because its face was
+// shrunk (see shrunkConfidence), with the box and check record it would
+// have had.
+type heldValue struct {
+	value int
+	side  float64 // the face's short side
+	box   image.Rectangle
+	rec   checkRec
+}
+
+// giveHeld gives the held values of the frame's unread dice whose face
+// is about as large as the faces read in the frame (at least
+// heldFaceShare of their median edge, over minFrameDice or more faces).
+// A face much smaller than its region is most often part of a larger
+// face (a 6 less a row read as a 4, a 3 less a pip as a 2); one as large
+// as the frame's other faces is a whole face, and the rest of its region
+// was a neighbour or a shadow. Only on a die called flat: the rest of a
+// cocked die's region is its side faces, and the face read there may be
+// part of its top face or a side.
+func (r *Reader) giveHeld(dets []Detection) {
+	if len(r.held) == 0 {
+		return
+	}
+	var es []float64
+	for _, d := range dets {
+		if d.Value > 0 {
+			es = append(es, d.EdgePx)
+		}
+	}
+	if len(es) < minFrameDice {
+		return
+	}
+	sort.Float64s(es)
+	med := (es[(len(es)-1)/2] + es[len(es)/2]) / 2
+	for i := range dets {
+		d := &dets[i]
+		h, ok := r.held[[2]float64{d.CX, d.CY}]
+		if !ok || d.Value != 0 || !d.Flat || h.side < heldFaceShare*med {
+			continue
+		}
+		d.Value, d.Box = h.value, h.box
+		r.checked[[2]float64{d.CX, d.CY}] = h.rec
+	}
+}
+
+// heldFaceShare is the least share of the median edge of the frame's
+// faces read a held value's face must have.
+const heldFaceShare = 0.85
 
 // unreadUnder returns the index of the unread detection of dets that is
 // d's die (each holds the other's centre), or -1.
