@@ -73,6 +73,7 @@ type Reader struct {
 	frame gocv.Mat // continuous BGR copy of the frame or region
 	det   gocv.Mat // frame scaled for segmentation
 	small gocv.Mat
+	area  areaShrink // the Go INTER_AREA shrink into small
 	smed  gocv.Mat
 	bg    gocv.Mat
 	diff  gocv.Mat
