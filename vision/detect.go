@@ -129,7 +129,9 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	const k = 7
 	f := win / k
 	sw, sh := int(math.Max(k, math.Round(float64(w)/f))), int(math.Max(k, math.Round(float64(h)/f)))
-	gocv.Resize(*src, &r.small, image.Pt(sw, sh), 0, 0, gocv.InterpolationArea)
+	if err := r.area.resizeArea(*src, &r.small, sw, sh); err != nil {
+		return nil, fmt.Errorf("vision: background cells: %w", err)
+	}
 	gocv.MedianBlur(r.small, &r.smed, k)
 	gocv.Resize(r.smed, &r.bg, image.Pt(w, h), 0, 0, gocv.InterpolationLinear)
 

@@ -10,6 +10,8 @@ import (
 	"sort"
 
 	"gocv.io/x/gocv"
+
+	"github.com/dicewatch/dicewatch/vision/internal/jpegbgr"
 )
 
 // ReaderOptions configures a Reader. The zero value reads an uncalibrated
@@ -70,18 +72,20 @@ var ErrEmptyImage = errors.New("vision: empty or non-BGR image")
 type Reader struct {
 	opts ReaderOptions
 
-	frame gocv.Mat // continuous BGR copy of the frame or region
-	det   gocv.Mat // frame scaled for segmentation
-	small gocv.Mat
-	smed  gocv.Mat
-	bg    gocv.Mat
-	diff  gocv.Mat
-	mask  gocv.Mat
-	tmp   gocv.Mat
-	lab   gocv.Mat
-	stats gocv.Mat
-	cent  gocv.Mat
-	hier  gocv.Mat
+	frame   gocv.Mat // continuous BGR copy of the frame or region
+	decoded gocv.Mat // ReadFile's image when jpegbgr decodes it
+	det     gocv.Mat // frame scaled for segmentation
+	small   gocv.Mat
+	area    areaShrink // the Go INTER_AREA shrink into small
+	smed    gocv.Mat
+	bg      gocv.Mat
+	diff    gocv.Mat
+	mask    gocv.Mat
+	tmp     gocv.Mat
+	lab     gocv.Mat
+	stats   gocv.Mat
+	cent    gocv.Mat
+	hier    gocv.Mat
 
 	closeK  gocv.Mat
 	closeKs int
@@ -131,29 +135,30 @@ func NewReader(opts ReaderOptions) *Reader {
 		opts.MinFlatness = DefaultMinFlatness
 	}
 	return &Reader{
-		opts:  opts,
-		frame: gocv.NewMat(),
-		det:   gocv.NewMat(),
-		small: gocv.NewMat(),
-		smed:  gocv.NewMat(),
-		bg:    gocv.NewMat(),
-		diff:  gocv.NewMat(),
-		mask:  gocv.NewMat(),
-		tmp:   gocv.NewMat(),
-		lab:   gocv.NewMat(),
-		stats: gocv.NewMat(),
-		cent:  gocv.NewMat(),
-		hier:  gocv.NewMat(),
-		openK: gocv.GetStructuringElement(gocv.MorphEllipse, image.Pt(3, 3)),
-		gmask: gocv.NewMat(),
-		gtmp:  gocv.NewMat(),
+		opts:    opts,
+		frame:   gocv.NewMat(),
+		decoded: gocv.NewMat(),
+		det:     gocv.NewMat(),
+		small:   gocv.NewMat(),
+		smed:    gocv.NewMat(),
+		bg:      gocv.NewMat(),
+		diff:    gocv.NewMat(),
+		mask:    gocv.NewMat(),
+		tmp:     gocv.NewMat(),
+		lab:     gocv.NewMat(),
+		stats:   gocv.NewMat(),
+		cent:    gocv.NewMat(),
+		hier:    gocv.NewMat(),
+		openK:   gocv.GetStructuringElement(gocv.MorphEllipse, image.Pt(3, 3)),
+		gmask:   gocv.NewMat(),
+		gtmp:    gocv.NewMat(),
 	}
 }
 
 // Close releases every Mat the Reader keeps. The Reader must not be used
 // afterwards.
 func (r *Reader) Close() error {
-	for _, m := range []*gocv.Mat{&r.frame, &r.det, &r.small, &r.smed, &r.bg, &r.diff, &r.mask,
+	for _, m := range []*gocv.Mat{&r.frame, &r.decoded, &r.det, &r.small, &r.smed, &r.bg, &r.diff, &r.mask,
 		&r.tmp, &r.lab, &r.stats, &r.cent, &r.hier, &r.openK, &r.gmask, &r.gtmp} {
 		if err := m.Close(); err != nil {
 			return fmt.Errorf("vision: close reader: %w", err)
@@ -174,6 +179,13 @@ func (r *Reader) ReadFile(path string) ([]Detection, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vision: read image: %w", err)
 	}
+	if d, ok := jpegbgr.Open(b); ok {
+		err := r.decodeJPEG(d)
+		d.Close()
+		if err == nil {
+			return r.Read(r.decoded)
+		}
+	}
 	img, err := gocv.IMDecode(b, gocv.IMReadColor)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrNotImage, path, err)
@@ -183,6 +195,19 @@ func (r *Reader) ReadFile(path string) ([]Detection, error) {
 		return nil, fmt.Errorf("%w: %s", ErrNotImage, path)
 	}
 	return r.Read(img)
+}
+
+// decodeJPEG decodes an open JPEG into r.decoded (kept between calls).
+func (r *Reader) decodeJPEG(d *jpegbgr.Decoder) error {
+	if r.decoded.Rows() != d.H || r.decoded.Cols() != d.W || r.decoded.Type() != gocv.MatTypeCV8UC3 || !r.decoded.IsContinuous() {
+		r.decoded.Close()
+		r.decoded = gocv.NewMatWithSize(d.H, d.W, gocv.MatTypeCV8UC3)
+	}
+	pix, err := r.decoded.DataPtrUint8()
+	if err != nil {
+		return err
+	}
+	return d.Read(pix, 3*d.W)
 }
 
 // Read finds and reads every die in a BGR frame.

@@ -49,6 +49,7 @@ func cmdRead(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	oneShotMalloc()
 	rd := vision.NewReader(vision.ReaderOptions{DiePx: *diePx})
 	defer rd.Close()
 	enc := json.NewEncoder(stdout)

@@ -1,0 +1,36 @@
+package vision
+
+import (
+	"image"
+	"testing"
+
+	"gocv.io/x/gocv"
+)
+
+func benchAreaSrc(b *testing.B) gocv.Mat {
+	src := gocv.NewMatWithSize(640, 640, gocv.MatTypeCV8UC3)
+	pix, _ := src.DataPtrUint8()
+	for i := range pix {
+		pix[i] = uint8(i * 7)
+	}
+	return src
+}
+
+func BenchmarkAreaShrinkOpenCV(b *testing.B) {
+	src, dst := benchAreaSrc(b), gocv.NewMat()
+	defer src.Close()
+	defer dst.Close()
+	for i := 0; i < b.N; i++ {
+		gocv.Resize(src, &dst, image.Pt(21, 21), 0, 0, gocv.InterpolationArea)
+	}
+}
+
+func BenchmarkAreaShrinkGo(b *testing.B) {
+	src, dst := benchAreaSrc(b), gocv.NewMat()
+	defer src.Close()
+	defer dst.Close()
+	var a areaShrink
+	for i := 0; i < b.N; i++ {
+		_ = a.resizeArea(src, &dst, 21, 21)
+	}
+}
