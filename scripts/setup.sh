@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Idempotent set-up for dicewatch on Debian bookworm / Raspberry Pi OS bookworm.
-# Installs only what is missing: OpenCV 4.6 (libopencv-dev), mosquitto,
+# Installs only what is missing: OpenCV 4.6 (libopencv-dev), libjpeg-turbo's
+# headers (libjpeg-dev, for vision/internal/jpegbgr), mosquitto,
 # mosquitto-clients and pkg-config. Safe to run again and again.
 set -euo pipefail
 
-PACKAGES=(libopencv-dev mosquitto mosquitto-clients pkg-config)
+PACKAGES=(libopencv-dev libjpeg-dev mosquitto mosquitto-clients pkg-config)
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 
