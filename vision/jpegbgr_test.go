@@ -122,3 +122,40 @@ func TestJPEGBGRExact(t *testing.T) {
 		}
 	}
 }
+
+// TestJPEGHugeHeader: a JPEG whose frame header claims 65535x65535
+// pixels is not decoded by jpegbgr (it would allocate 12 GB) and
+// ReadFile reports it as not an image, as OpenCV refuses it.
+func TestJPEGHugeHeader(t *testing.T) {
+	ps := loadPhotoSet(t, "byler_d6")
+	b, err := os.ReadFile(filepath.Join(photoRoot, "byler_d6", "images", ps.images[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := jpegbgr.Open(b); !ok {
+		t.Fatal("the unpatched photo is not taken by jpegbgr")
+	} else {
+		d.Close()
+	}
+	// The baseline frame header: FF C0, length, precision, height, width.
+	i := bytes.Index(b, []byte{0xff, 0xc0})
+	if i < 0 || i+9 > len(b) {
+		t.Fatal("no SOF0 marker")
+	}
+	huge := bytes.Clone(b)
+	binary.BigEndian.PutUint16(huge[i+5:], 0xffff)
+	binary.BigEndian.PutUint16(huge[i+7:], 0xffff)
+	if d, ok := jpegbgr.Open(huge); ok {
+		d.Close()
+		t.Fatal("jpegbgr took a 65535x65535 header")
+	}
+	path := filepath.Join(t.TempDir(), "huge.jpg")
+	if err := os.WriteFile(path, huge, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	if _, err := r.ReadFile(path); err == nil {
+		t.Fatal("ReadFile read a 65535x65535 JPEG without an error")
+	}
+}

@@ -43,8 +43,23 @@ func Open(buf []byte) (d *Decoder, ok bool) {
 		C.free(p)
 		return nil, false
 	}
-	return &Decoder{j: j, buf: p, W: int(w), H: int(h)}, true
+	d = &Decoder{j: j, buf: p, W: int(w), H: int(h)}
+	if d.W <= 0 || d.H <= 0 || d.W > maxSide || d.H > maxSide || d.W*d.H > maxPixels {
+		// Left to OpenCV, which refuses it with an error rather than
+		// trying to allocate the frame.
+		d.Close()
+		return nil, false
+	}
+	return d, true
 }
+
+// maxSide and maxPixels are OpenCV 4.6's default limits on a decoded
+// image (CV_IO_MAX_IMAGE_WIDTH and _HEIGHT, CV_IO_MAX_IMAGE_PIXELS): a
+// header that claims more is not decoded here.
+const (
+	maxSide   = 1 << 20
+	maxPixels = 1 << 30
+)
 
 // ErrDecode is a libjpeg error while decoding.
 var ErrDecode = errors.New("jpegbgr: decode error")
