@@ -11,6 +11,7 @@ import (
 
 	"gocv.io/x/gocv"
 
+	"github.com/dicewatch/dicewatch/vision/internal/cvsafe"
 	"github.com/dicewatch/dicewatch/vision/internal/jpegbgr"
 )
 
@@ -186,14 +187,11 @@ func (r *Reader) ReadFile(path string) ([]Detection, error) {
 			return r.Read(r.decoded)
 		}
 	}
-	img, err := gocv.IMDecode(b, gocv.IMReadColor)
+	img, err := cvsafe.Decode(b)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrNotImage, path, err)
 	}
 	defer img.Close()
-	if img.Empty() {
-		return nil, fmt.Errorf("%w: %s", ErrNotImage, path)
-	}
 	return r.Read(img)
 }
 

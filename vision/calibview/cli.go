@@ -18,6 +18,7 @@ import (
 	"gocv.io/x/gocv"
 
 	"github.com/dicewatch/dicewatch/calibration"
+	"github.com/dicewatch/dicewatch/vision/internal/cvsafe"
 )
 
 type boxList []image.Rectangle
@@ -75,10 +76,9 @@ func readBoxes(r io.Reader) ([]image.Rectangle, error) {
 // (v4l2:///dev/videoN, file:PATH, rtsp://..., or a device number).
 func grab(still, camera string) (gocv.Mat, error) {
 	if still != "" {
-		m := gocv.IMRead(still, gocv.IMReadColor)
-		if m.Empty() {
-			m.Close()
-			return gocv.NewMat(), fmt.Errorf("calibview: cannot read still %s", still)
+		m, err := cvsafe.ReadFile(still)
+		if err != nil {
+			return gocv.NewMat(), fmt.Errorf("calibview: cannot read still %s: %w", still, err)
 		}
 		return m, nil
 	}

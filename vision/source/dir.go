@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gocv.io/x/gocv"
+
+	"github.com/dicewatch/dicewatch/vision/internal/cvsafe"
 )
 
 // DirSource plays a directory of still images in name order, stamping frame
@@ -56,11 +58,11 @@ func (s *DirSource) Read(dst *gocv.Mat) (Frame, error) {
 	}
 	i := s.idx
 	s.idx++
-	img := gocv.IMRead(s.files[i], gocv.IMReadColor)
-	defer img.Close()
-	if img.Empty() {
-		return Frame{}, fmt.Errorf("source: dir %s: %w: %s does not decode", s.dir, ErrCorruptFrame, filepath.Base(s.files[i]))
+	img, err := cvsafe.ReadFile(s.files[i])
+	if err != nil {
+		return Frame{}, fmt.Errorf("source: dir %s: %w: %s does not decode: %v", s.dir, ErrCorruptFrame, filepath.Base(s.files[i]), err)
 	}
+	defer img.Close()
 	img.CopyTo(dst)
 	return Frame{Index: i, AtMS: int64(i) * 1000 / int64(s.fps), Width: img.Cols(), Height: img.Rows()}, nil
 }

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"gocv.io/x/gocv"
+
+	"github.com/dicewatch/dicewatch/vision/internal/cvsafe"
 )
 
 // MJPEGSource reads an HTTP MJPEG stream (multipart/x-mixed-replace of
@@ -192,9 +194,8 @@ func (s *MJPEGSource) Read(dst *gocv.Mat) (Frame, error) {
 		s.idx++
 		return Frame{}, fmt.Errorf("source: mjpeg %s: %w: frame over %d bytes", s.name, ErrCorruptFrame, maxJPEG)
 	}
-	img, err := gocv.IMDecode(p.jpeg, gocv.IMReadColor)
-	if err != nil || img.Empty() {
-		img.Close()
+	img, err := cvsafe.Decode(p.jpeg)
+	if err != nil {
 		s.idx++
 		return Frame{}, fmt.Errorf("source: mjpeg %s: %w: frame %d is not a decodable JPEG (%d bytes)",
 			s.name, ErrCorruptFrame, s.idx-1, len(p.jpeg))

@@ -1,6 +1,8 @@
 package source_test
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"image"
@@ -245,5 +247,35 @@ func TestMJPEGBoundaryWithItsDashes(t *testing.T) {
 		if got == 0 {
 			t.Errorf("%s: no frame read", path)
 		}
+	}
+}
+
+// TestMJPEGHugeFrameHeader: a part whose JPEG header claims 65500x65500
+// pixels, past OpenCV's limit, makes OpenCV throw; the source reports a
+// corrupt frame instead of letting the exception abort the process.
+func TestMJPEGHugeFrameHeader(t *testing.T) {
+	f := jpegFrames(t, 1)[0]
+	i := bytes.Index(f, []byte{0xff, 0xc0}) // baseline frame header
+	if i < 0 || i+9 > len(f) {
+		t.Fatal("no SOF0 marker in the encoded frame")
+	}
+	binary.BigEndian.PutUint16(f[i+5:], 65500)
+	binary.BigEndian.PutUint16(f[i+7:], 65500)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "multipart/x-mixed-replace; boundary=b")
+		fmt.Fprintf(w, "--b\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n", len(f))
+		w.Write(f)
+		fmt.Fprint(w, "\r\n--b--\r\n")
+	}))
+	defer srv.Close()
+	src, err := source.Open(srv.URL, source.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	m := gocv.NewMat()
+	defer m.Close()
+	if _, err := src.Read(&m); !errors.Is(err, source.ErrCorruptFrame) {
+		t.Errorf("huge header: %v, want ErrCorruptFrame", err)
 	}
 }
