@@ -5,10 +5,12 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"gocv.io/x/gocv"
 
+	"github.com/dicewatch/dicewatch/vision/internal/cvsafe"
 	"github.com/dicewatch/dicewatch/vision/internal/jpegbgr"
 )
 
@@ -157,5 +159,46 @@ func TestJPEGHugeHeader(t *testing.T) {
 	defer r.Close()
 	if _, err := r.ReadFile(path); err == nil {
 		t.Fatal("ReadFile read a 65500x65500 JPEG without an error")
+	}
+}
+
+// TestJPEGTruncatedLikeOpenCV: a photo cut short at several lengths reads
+// through ReadFile (where jpegbgr refuses it on libjpeg's warning and
+// OpenCV decodes it) exactly as OpenCV's decode and Read read it. libjpeg
+// with a memory source fills a cut file's missing rows grey; OpenCV
+// stops where the data stops, and the reads differed (at half the file,
+// 0 detections against 10).
+func TestJPEGTruncatedLikeOpenCV(t *testing.T) {
+	ps := loadPhotoSet(t, "byler_d6")
+	b, err := os.ReadFile(filepath.Join(photoRoot, "byler_d6", "images", ps.images[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	dir := t.TempDir()
+	for _, share := range []float64{0.2, 0.5, 0.8, 0.95} {
+		cut := b[:int(share*float64(len(b)))]
+		path := filepath.Join(dir, "cut.jpg")
+		if err := os.WriteFile(path, cut, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, gerr := r.ReadFile(path)
+		img, derr := cvsafe.Decode(cut)
+		var want []Detection
+		var werr error
+		if derr != nil {
+			werr = derr
+		} else {
+			want, werr = r.Read(img)
+			img.Close()
+		}
+		if (gerr == nil) != (werr == nil) {
+			t.Errorf("cut at %.0f%%: ReadFile error %v, OpenCV's decode and Read %v", 100*share, gerr, werr)
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("cut at %.0f%%: ReadFile gave %d detections, OpenCV's decode and Read %d", 100*share, len(got), len(want))
+		}
 	}
 }

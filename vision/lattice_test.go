@@ -84,3 +84,37 @@ func TestSizeFromPips(t *testing.T) {
 		}
 	}
 }
+
+// TestLatticeShapeNaN: a centre that is not a number gives no lattice
+// rather than a shift by -1 (which panics).
+func TestLatticeShapeNaN(t *testing.T) {
+	permsOnce.Do(buildPerms)
+	var c [][2]float64
+	for _, p := range pipOffsets[5] {
+		c = append(c, [2]float64{0.27 * p[0], 0.27 * p[1]})
+	}
+	_, _, fit := matchLayout(c)
+	c[0] = [2]float64{math.NaN(), math.NaN()}
+	if l := latticeShape(c, fit, 100); l.major != 0 {
+		t.Errorf("NaN centre: lattice %+v, want no reach", l)
+	}
+}
+
+// TestSampleInsideRefusesNegativeSizes: the AVX2 resampling trusts
+// sampleInside to keep its reads in the frame; a rectangle with a
+// negative or NaN side must go to the clamping Go loop.
+func TestSampleInsideRefusesNegativeSizes(t *testing.T) {
+	fr := bgrImage{pix: make([]uint8, 64*64*3), w: 64, h: 64}
+	for _, c := range []candidate{
+		{cx: 32, cy: 32, w: 10, h: -200},
+		{cx: 32, cy: 32, w: -200, h: 10},
+		{cx: 32, cy: 32, w: math.NaN(), h: 10},
+	} {
+		if sampleInside(fr, c, 1, 0, sampleShrink) {
+			t.Errorf("%+v: sampleInside true", c)
+		}
+	}
+	if !sampleInside(fr, candidate{cx: 32, cy: 32, w: 10, h: 10}, 1, 0, sampleShrink) {
+		t.Error("a 10x10 rectangle in the middle of a 64x64 frame: sampleInside false")
+	}
+}

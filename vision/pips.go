@@ -975,6 +975,11 @@ func sampleInside(fr bgrImage, c candidate, co, si, shrink float64) bool {
 	if len(fr.pix) < 3*fr.w*fr.h || 3*fr.w*fr.h >= 1<<31 {
 		return false
 	}
+	// A rectangle of no size or a negative one is the Go loop's, which
+	// clamps every read (written so that NaN fails too).
+	if !(c.w > 0 && c.h > 0) {
+		return false
+	}
 	// Half the sampled extent, and a margin for the half-pixel offset
 	// and rounding.
 	hw, hh := c.w*shrink/2, c.h*shrink/2
@@ -1623,8 +1628,10 @@ func latticeShape(c [][2]float64, fit layoutFit, px float64) lattice {
 				best, bd = j, d
 			}
 		}
-		if used&(1<<best) != 0 {
-			return out // two pips on one place: no clean pairing
+		if best < 0 || used&(1<<best) != 0 {
+			// No finite distance, or two pips on one place: no clean
+			// pairing.
+			return out
 		}
 		used |= 1 << best
 		q := l[best]

@@ -561,7 +561,8 @@ func (r *Reader) giveHeld(dets []Detection) {
 	for i := range dets {
 		d := &dets[i]
 		h, ok := r.held[[2]float64{d.CX, d.CY}]
-		if !ok || d.Value != 0 || !d.Flat || h.side < heldFaceShare*med {
+		// Written so that a NaN size holds the value back.
+		if !ok || d.Value != 0 || !d.Flat || !(h.side >= heldFaceShare*med) {
 			continue
 		}
 		d.Value, d.Box = h.value, h.box

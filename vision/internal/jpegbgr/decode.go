@@ -6,7 +6,9 @@
 // that way and leaves upright: three YCbCr components, Huffman tables of
 // their own (not MJPEG frames, which OpenCV gives default tables), and an
 // Exif orientation of 1 or none; for any other, Open returns false and
-// the caller decodes with OpenCV. cgo apart from vision, which has Go
+// the caller decodes with OpenCV. A file libjpeg decodes only with a
+// warning (cut short, or corrupt data) makes Read fail, for the same
+// reason: OpenCV decodes it differently. cgo apart from vision, which has Go
 // assembly.
 package jpegbgr
 

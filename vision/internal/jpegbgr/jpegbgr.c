@@ -18,6 +18,10 @@ static void dw_error_exit(j_common_ptr cinfo) {
     longjmp(j->jump, 1);
 }
 
+static void dw_quiet(j_common_ptr cinfo) {
+    (void)cinfo;
+}
+
 static unsigned dw_u16(const unsigned char* p, int le) {
     return le ? (unsigned)p[0] | (unsigned)p[1] << 8 : (unsigned)p[0] << 8 | (unsigned)p[1];
 }
@@ -79,6 +83,9 @@ dw_jpeg* dw_jpeg_open(const unsigned char* buf, size_t len, int* w, int* h) {
     }
     j->cinfo.err = jpeg_std_error(&j->pub);
     j->pub.error_exit = dw_error_exit;
+    // Quiet: a file this refuses goes to OpenCV, which prints its own
+    // warning.
+    j->pub.output_message = dw_quiet;
     if (setjmp(j->jump)) {
         jpeg_destroy_decompress(&j->cinfo);
         free(j);
@@ -117,7 +124,12 @@ int dw_jpeg_read(dw_jpeg* j, unsigned char* dst, size_t step) {
         jpeg_read_scanlines(&j->cinfo, &row, 1);
     }
     jpeg_finish_decompress(&j->cinfo);
-    return 0;
+    // A warning is data libjpeg made up or skipped: a file cut short
+    // (its source then feeds a fake end marker and the rest comes out
+    // grey) or corrupt entropy data. OpenCV's own source stops where the
+    // data stops instead, so the pixels differ; such a file goes to
+    // OpenCV.
+    return j->pub.num_warnings ? -1 : 0;
 }
 
 void dw_jpeg_close(dw_jpeg* j) {
