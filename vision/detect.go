@@ -209,7 +209,10 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	}
 	gocv.MorphologyEx(r.tmp, &r.mask, gocv.MorphOpen, r.openK)
 
-	n := gocv.ConnectedComponentsWithStats(r.mask, &r.lab, &r.stats, &r.cent)
+	if r.lab.Rows() != h || r.lab.Cols() != w || r.lab.Type() != gocv.MatTypeCV32S {
+		r.lab.Close()
+		r.lab = gocv.NewMatWithSize(h, w, gocv.MatTypeCV32S)
+	}
 	if cap(r.distBuf) < w*h {
 		r.distBuf = make([]float32, w*h)
 	}
@@ -220,12 +223,14 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	}
 	// Labels are CV_32S; view the bytes as int32 (native byte order).
 	lab := unsafe.Slice((*int32)(unsafe.Pointer(&lb[0])), w*h)
-
-	sb, err := r.stats.DataPtrUint8()
-	if err != nil || len(sb) < 4*5*n {
-		return nil, fmt.Errorf("vision: component stats: %w", errBadMat)
+	mk, err := r.mask.DataPtrUint8()
+	if err != nil || len(mk) < w*h {
+		return nil, fmt.Errorf("vision: mask data: %w", errBadMat)
 	}
-	stats := unsafe.Slice((*int32)(unsafe.Pointer(&sb[0])), 5*n)
+	mk = mk[:w*h]
+	// As gocv.ConnectedComponentsWithStats (see labelComponents).
+	n := labelComponents(mk, w, h, lab, &r.statBuf, &r.ccl)
+	stats := r.statBuf[:5*n]
 	// Each component's pixels that differ from the background in colour
 	// or brightness (255; 128 marks the regions added by their outline).
 	if cap(r.colourBuf) < n {
@@ -235,11 +240,6 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	for i := range colour {
 		colour[i] = 0
 	}
-	mk, err := r.mask.DataPtrUint8()
-	if err != nil || len(mk) < w*h {
-		return nil, fmt.Errorf("vision: mask data: %w", errBadMat)
-	}
-	mk = mk[:w*h]
 	for i := 0; i < len(mk); i++ {
 		// Most of the mask is floor: eight zero bytes at a time.
 		if i&7 == 0 && i+8 <= len(mk) && binary.NativeEndian.Uint64(mk[i:]) == 0 {

@@ -106,6 +106,8 @@ type Reader struct {
 	colBuf     []int32
 	gradBuf    []uint8
 	colourBuf  []int32
+	statBuf    []int32
+	ccl        cclScratch
 	seen       []int32
 	runBuf     []uint16
 	ownBuf     []int32
