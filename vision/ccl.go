@@ -10,6 +10,7 @@ import (
 type cclRun struct {
 	y, x0, x1 int32
 	parent    int32
+	full      int32 // its pixels at 255
 }
 
 // cclScratch holds labelComponents' buffers between calls.
@@ -17,6 +18,13 @@ type cclScratch struct {
 	runs  []cclRun
 	roots []cclRoot
 	ids   []int32 // per root run: its final label
+	// labOK: the labels last written are still in lab (at labAt, of
+	// labLen values, rows of labW), zero outside the last call's runs (callers may
+	// only clear labels), so only those runs need clearing. Whoever
+	// replaces the label buffer sets it false.
+	labOK        bool
+	labAt        *int32
+	labLen, labW int
 }
 
 // cclRoot is one component while being labelled: its root run, the key
@@ -25,6 +33,7 @@ type cclRoot struct {
 	run            int32
 	key            int32
 	area           int32
+	full           int32
 	x0, y0, x1, y1 int32
 }
 
@@ -47,10 +56,21 @@ func (s *cclScratch) find(i int32) int32 {
 // blocks, which is the order OpenCV's block-based labelling (Spaghetti,
 // sequential or in stripes) gives them; stats gets five int32 per label
 // (left, top, width, height, area). Row 0 of stats (the background) is
-// left zero: no caller reads it. It returns n, the label count with the
-// background. lab must hold w*h values; stats is grown as needed.
-func labelComponents(m []uint8, w, h int, lab []int32, stats *[]int32, s *cclScratch) int {
+// left zero: no caller reads it. full gets per label the count of its
+// pixels at 255. It returns n, the label count with the background. lab
+// must hold w*h values; stats and full are grown as needed.
+func labelComponents(m []uint8, w, h int, lab []int32, stats, full *[]int32, s *cclScratch) int {
 	m, lab = m[:w*h], lab[:w*h]
+	// Clear the last labels: only their runs where lab is the buffer
+	// they were written to, else all of it.
+	if s.labOK && s.labAt == &lab[0] && s.labLen == len(lab) && s.labW == w {
+		for _, rn := range s.runs {
+			clear(lab[int(rn.y)*w+int(rn.x0) : int(rn.y)*w+int(rn.x1)])
+		}
+	} else {
+		clear(lab)
+	}
+	s.labOK = false
 	runs := s.runs[:0]
 	prev0, prev1 := 0, 0 // the previous row's runs are runs[prev0:prev1]
 	for y := 0; y < h; y++ {
@@ -65,11 +85,14 @@ func labelComponents(m []uint8, w, h int, lab []int32, stats *[]int32, s *cclScr
 				x++
 				continue
 			}
-			x0 := x
+			x0, f := x, int32(0)
 			for x < w && row[x] != 0 {
+				if row[x] == 255 {
+					f++
+				}
 				x++
 			}
-			runs = append(runs, cclRun{y: int32(y), x0: int32(x0), x1: int32(x), parent: int32(len(runs))})
+			runs = append(runs, cclRun{y: int32(y), x0: int32(x0), x1: int32(x), parent: int32(len(runs)), full: f})
 		}
 		cur1 := len(runs)
 		s.runs = runs
@@ -108,7 +131,7 @@ func labelComponents(m []uint8, w, h int, lab []int32, stats *[]int32, s *cclScr
 		key := (rn.y/2)*bw + rn.x0/2
 		if rt == int32(i) {
 			ids[i] = int32(len(roots))
-			roots = append(roots, cclRoot{run: rt, key: key, area: rn.x1 - rn.x0, x0: rn.x0, y0: rn.y, x1: rn.x1, y1: rn.y + 1})
+			roots = append(roots, cclRoot{run: rt, key: key, area: rn.x1 - rn.x0, full: rn.full, x0: rn.x0, y0: rn.y, x1: rn.x1, y1: rn.y + 1})
 			continue
 		}
 		// The root is an earlier run (unions keep the lower index), so
@@ -116,6 +139,7 @@ func labelComponents(m []uint8, w, h int, lab []int32, stats *[]int32, s *cclScr
 		c := &roots[ids[rt]]
 		ids[i] = ids[rt]
 		c.area += rn.x1 - rn.x0
+		c.full += rn.full
 		c.key = min(c.key, key)
 		c.x0 = min(c.x0, rn.x0)
 		c.x1 = max(c.x1, rn.x1)
@@ -135,14 +159,20 @@ func labelComponents(m []uint8, w, h int, lab []int32, stats *[]int32, s *cclScr
 	st := (*stats)[:5*n]
 	*stats = st
 	clear(st[:5])
+	if cap(*full) < n {
+		*full = make([]int32, n)
+	}
+	fu := (*full)[:n]
+	*full = fu
+	fu[0] = 0
 	label := make([]int32, len(roots))
 	for k, ri := range order {
 		c := roots[ri]
 		label[ri] = int32(k + 1)
 		o := 5 * (k + 1)
 		st[o], st[o+1], st[o+2], st[o+3], st[o+4] = c.x0, c.y0, c.x1-c.x0, c.y1-c.y0, c.area
+		fu[k+1] = c.full
 	}
-	clear(lab)
 	for i, rn := range runs {
 		l := label[ids[i]]
 		seg := lab[int(rn.y)*w+int(rn.x0) : int(rn.y)*w+int(rn.x1)]
@@ -150,5 +180,6 @@ func labelComponents(m []uint8, w, h int, lab []int32, stats *[]int32, s *cclScr
 			seg[j] = l
 		}
 	}
+	s.labOK, s.labAt, s.labLen, s.labW = true, &lab[0], len(lab), w
 	return n
 }

@@ -212,6 +212,7 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	if r.lab.Rows() != h || r.lab.Cols() != w || r.lab.Type() != gocv.MatTypeCV32S {
 		r.lab.Close()
 		r.lab = gocv.NewMatWithSize(h, w, gocv.MatTypeCV32S)
+		r.ccl.labOK = false
 	}
 	if cap(r.distBuf) < w*h {
 		r.distBuf = make([]float32, w*h)
@@ -229,27 +230,12 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	}
 	mk = mk[:w*h]
 	// As gocv.ConnectedComponentsWithStats (see labelComponents).
-	n := labelComponents(mk, w, h, lab, &r.statBuf, &r.ccl)
+	n := labelComponents(mk, w, h, lab, &r.statBuf, &r.colourBuf, &r.ccl)
 	stats := r.statBuf[:5*n]
 	// Each component's pixels that differ from the background in colour
-	// or brightness (255; 128 marks the regions added by their outline).
-	if cap(r.colourBuf) < n {
-		r.colourBuf = make([]int32, n)
-	}
+	// or brightness (255; 128 marks the regions added by their outline),
+	// counted by labelComponents.
 	colour := r.colourBuf[:n]
-	for i := range colour {
-		colour[i] = 0
-	}
-	for i := 0; i < len(mk); i++ {
-		// Most of the mask is floor: eight zero bytes at a time.
-		if i&7 == 0 && i+8 <= len(mk) && binary.NativeEndian.Uint64(mk[i:]) == 0 {
-			i += 7
-			continue
-		}
-		if mk[i] == 255 {
-			colour[lab[i]]++
-		}
-	}
 	var cands []candidate
 	type comp struct {
 		id    int32
