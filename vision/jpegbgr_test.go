@@ -3,6 +3,7 @@ package vision
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -199,6 +200,32 @@ func TestJPEGTruncatedLikeOpenCV(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("cut at %.0f%%: ReadFile gave %d detections, OpenCV's decode and Read %d", 100*share, len(got), len(want))
+		}
+	}
+}
+
+// TestReadFileLikeRead compares ReadFile (which decodes a JPEG straight
+// into the reader's frame) with Read on OpenCV's decode of the same file,
+// every detection field, on every byler photo, alternating the two on one
+// reader.
+func TestReadFileLikeRead(t *testing.T) {
+	ps := loadPhotoSet(t, "byler_d6")
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	for _, name := range ps.images {
+		path := filepath.Join(photoRoot, "byler_d6", "images", name)
+		got, err := r.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img := gocv.IMRead(path, gocv.IMReadColor)
+		want, err := r.Read(img)
+		img.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := fmt.Sprintf("%+v", got), fmt.Sprintf("%+v", want); g != w {
+			t.Fatalf("%s: ReadFile %s, Read %s", name, g, w)
 		}
 	}
 }

@@ -73,20 +73,19 @@ var ErrEmptyImage = errors.New("vision: empty or non-BGR image")
 type Reader struct {
 	opts ReaderOptions
 
-	frame   gocv.Mat // continuous BGR copy of the frame or region
-	decoded gocv.Mat // ReadFile's image when jpegbgr decodes it
-	det     gocv.Mat // frame scaled for segmentation
-	small   gocv.Mat
-	area    areaShrink // the Go INTER_AREA shrink into small
-	smed    gocv.Mat
-	bg      gocv.Mat
-	diff    gocv.Mat
-	mask    gocv.Mat
-	tmp     gocv.Mat
-	lab     gocv.Mat
-	stats   gocv.Mat
-	cent    gocv.Mat
-	hier    gocv.Mat
+	frame gocv.Mat // continuous BGR copy of the frame or region
+	det   gocv.Mat // frame scaled for segmentation
+	small gocv.Mat
+	area  areaShrink // the Go INTER_AREA shrink into small
+	smed  gocv.Mat
+	bg    gocv.Mat
+	diff  gocv.Mat
+	mask  gocv.Mat
+	tmp   gocv.Mat
+	lab   gocv.Mat
+	stats gocv.Mat
+	cent  gocv.Mat
+	hier  gocv.Mat
 
 	closeK  gocv.Mat
 	closeKs int
@@ -138,30 +137,29 @@ func NewReader(opts ReaderOptions) *Reader {
 		opts.MinFlatness = DefaultMinFlatness
 	}
 	return &Reader{
-		opts:    opts,
-		frame:   gocv.NewMat(),
-		decoded: gocv.NewMat(),
-		det:     gocv.NewMat(),
-		small:   gocv.NewMat(),
-		smed:    gocv.NewMat(),
-		bg:      gocv.NewMat(),
-		diff:    gocv.NewMat(),
-		mask:    gocv.NewMat(),
-		tmp:     gocv.NewMat(),
-		lab:     gocv.NewMat(),
-		stats:   gocv.NewMat(),
-		cent:    gocv.NewMat(),
-		hier:    gocv.NewMat(),
-		openK:   gocv.GetStructuringElement(gocv.MorphEllipse, image.Pt(3, 3)),
-		gmask:   gocv.NewMat(),
-		gtmp:    gocv.NewMat(),
+		opts:  opts,
+		frame: gocv.NewMat(),
+		det:   gocv.NewMat(),
+		small: gocv.NewMat(),
+		smed:  gocv.NewMat(),
+		bg:    gocv.NewMat(),
+		diff:  gocv.NewMat(),
+		mask:  gocv.NewMat(),
+		tmp:   gocv.NewMat(),
+		lab:   gocv.NewMat(),
+		stats: gocv.NewMat(),
+		cent:  gocv.NewMat(),
+		hier:  gocv.NewMat(),
+		openK: gocv.GetStructuringElement(gocv.MorphEllipse, image.Pt(3, 3)),
+		gmask: gocv.NewMat(),
+		gtmp:  gocv.NewMat(),
 	}
 }
 
 // Close releases every Mat the Reader keeps. The Reader must not be used
 // afterwards.
 func (r *Reader) Close() error {
-	for _, m := range []*gocv.Mat{&r.frame, &r.decoded, &r.det, &r.small, &r.smed, &r.bg, &r.diff, &r.mask,
+	for _, m := range []*gocv.Mat{&r.frame, &r.det, &r.small, &r.smed, &r.bg, &r.diff, &r.mask,
 		&r.tmp, &r.lab, &r.stats, &r.cent, &r.hier, &r.openK, &r.gmask, &r.gtmp} {
 		if err := m.Close(); err != nil {
 			return fmt.Errorf("vision: close reader: %w", err)
@@ -184,9 +182,18 @@ func (r *Reader) ReadFile(path string) ([]Detection, error) {
 	}
 	if d, ok := jpegbgr.Open(b); ok {
 		err := r.decodeJPEG(d)
+		w, h := d.W, d.H
 		d.Close()
 		if err == nil {
-			return r.Read(r.decoded)
+			// Decoded straight into r.frame: read it whole, as Read
+			// would a copy of it.
+			if w <= 0 || h <= 0 {
+				return nil, ErrEmptyImage
+			}
+			if w < 8 || h < 8 {
+				return nil, fmt.Errorf("vision: read region %v: too small", image.Rect(0, 0, w, h))
+			}
+			return r.readFrame(w, h, image.Rect(0, 0, w, h))
 		}
 	}
 	img, err := cvsafe.Decode(b)
@@ -197,13 +204,13 @@ func (r *Reader) ReadFile(path string) ([]Detection, error) {
 	return r.Read(img)
 }
 
-// decodeJPEG decodes an open JPEG into r.decoded (kept between calls).
+// decodeJPEG decodes an open JPEG into r.frame (kept between calls).
 func (r *Reader) decodeJPEG(d *jpegbgr.Decoder) error {
-	if r.decoded.Rows() != d.H || r.decoded.Cols() != d.W || r.decoded.Type() != gocv.MatTypeCV8UC3 || !r.decoded.IsContinuous() {
-		r.decoded.Close()
-		r.decoded = gocv.NewMatWithSize(d.H, d.W, gocv.MatTypeCV8UC3)
+	if r.frame.Rows() != d.H || r.frame.Cols() != d.W || r.frame.Type() != gocv.MatTypeCV8UC3 || !r.frame.IsContinuous() {
+		r.frame.Close()
+		r.frame = gocv.NewMatWithSize(d.H, d.W, gocv.MatTypeCV8UC3)
 	}
-	pix, err := r.decoded.DataPtrUint8()
+	pix, err := r.frame.DataPtrUint8()
 	if err != nil {
 		return err
 	}
@@ -234,6 +241,12 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 	if err := sub.Close(); err != nil {
 		return nil, fmt.Errorf("vision: read region: %w", err)
 	}
+	return r.readFrame(img.Cols(), img.Rows(), roi)
+}
+
+// readFrame finds and reads the dice in r.frame, the region roi of an
+// imgW×imgH frame.
+func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, error) {
 	cands, err := r.detect(roi.Min)
 	if err != nil {
 		return nil, err
@@ -245,7 +258,7 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 	fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
 	out := make([]Detection, 0, len(cands))
 	// Optical centre, in region pixels, assumed at the frame centre.
-	ocx, ocy := float64(img.Cols())/2-float64(roi.Min.X), float64(img.Rows())/2-float64(roi.Min.Y)
+	ocx, ocy := float64(imgW)/2-float64(roi.Min.X), float64(imgH)/2-float64(roi.Min.Y)
 	if r.checked == nil {
 		r.checked = map[[2]float64]checkRec{}
 	}
