@@ -19,34 +19,45 @@ func TestCalibratedWrongStills(t *testing.T) {
 		die  int
 	}{{202, 0}, {468, 6}, {560, 8}, {581, 0}, {807, 1}, {1104, 2}, {1363, 3}, {1912, 0}}
 	for _, tc := range cases {
-		img, tr, err := scene.Still(tc.seed, scene.StillOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		coverByStacked(tr.Dice)
-		r := NewReader(ReaderOptions{DiePx: tr.EdgePx})
-		dets, err := r.Read(img)
-		r.Close()
-		img.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := false
-		for _, p := range matchStill(tr.Dice, dets) {
-			if p[0] != tc.die {
-				continue
-			}
-			found = true
-			g, d := tr.Dice[p[0]], dets[p[1]]
-			if g := stillGroup(g); g != "clean" {
-				t.Errorf("still %d die %d: group %s, want clean (the generator changed?)", tc.seed, tc.die, g)
-			}
-			if d.Value != 0 && d.Value != g.Value {
-				t.Errorf("still %d die %d: read %d (confidence %.2f), true face %d", tc.seed, tc.die, d.Value, d.Confidence, g.Value)
-			}
-		}
-		if !found {
+		g, d, ok := readStillDie(t, tc.seed, tc.die, true)
+		if !ok {
 			t.Logf("still %d die %d: not detected", tc.seed, tc.die)
+			continue
+		}
+		if g := stillGroup(g); g != "clean" {
+			t.Errorf("still %d die %d: group %s, want clean (the generator changed?)", tc.seed, tc.die, g)
+		}
+		if d.Value != 0 && d.Value != g.Value {
+			t.Errorf("still %d die %d: read %d (confidence %.2f), true face %d", tc.seed, tc.die, d.Value, d.Confidence, g.Value)
 		}
 	}
+}
+
+// readStillDie renders still seed, reads it (with the still's nominal
+// die edge as DiePx when calibrated) and returns die's truth and the
+// detection matched to it; ok is false when no detection is.
+func readStillDie(t *testing.T, seed int64, die int, calibrated bool) (g scene.StillDie, d Detection, ok bool) {
+	t.Helper()
+	img, tr, err := scene.Still(seed, scene.StillOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer img.Close()
+	coverByStacked(tr.Dice)
+	opts := ReaderOptions{}
+	if calibrated {
+		opts.DiePx = tr.EdgePx
+	}
+	r := NewReader(opts)
+	defer r.Close()
+	dets, err := r.Read(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range matchStill(tr.Dice, dets) {
+		if p[0] == die {
+			return tr.Dice[p[0]], dets[p[1]], true
+		}
+	}
+	return g, d, false
 }

@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/dicewatch/dicewatch/vision/scene"
 	"gocv.io/x/gocv"
 )
 
@@ -22,35 +21,13 @@ func TestHeldStills(t *testing.T) {
 		calibrated bool
 	}{{93, 3, true}, {2503, 9, false}}
 	for _, tc := range cases {
-		img, tr, err := scene.Still(tc.seed, scene.StillOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		coverByStacked(tr.Dice)
-		opts := ReaderOptions{}
-		if tc.calibrated {
-			opts.DiePx = tr.EdgePx
-		}
-		r := NewReader(opts)
-		dets, err := r.Read(img)
-		r.Close()
-		img.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := false
-		for _, p := range matchStill(tr.Dice, dets) {
-			if p[0] != tc.die {
-				continue
-			}
-			found = true
-			g, d := tr.Dice[p[0]], dets[p[1]]
-			if d.Value != 0 && d.Value != g.Value {
-				t.Errorf("still %d die %d: read %d (confidence %.2f), true face %d", tc.seed, tc.die, d.Value, d.Confidence, g.Value)
-			}
-		}
-		if !found {
+		g, d, ok := readStillDie(t, tc.seed, tc.die, tc.calibrated)
+		if !ok {
 			t.Logf("still %d die %d: not detected", tc.seed, tc.die)
+			continue
+		}
+		if d.Value != 0 && d.Value != g.Value {
+			t.Errorf("still %d die %d: read %d (confidence %.2f), true face %d", tc.seed, tc.die, d.Value, d.Confidence, g.Value)
 		}
 	}
 }
