@@ -675,13 +675,14 @@ func (s *faceScratch) cues(c candidate) faceValue {
 	kx, ky := c.w/e, c.h/e
 	var empty, empty2 float64
 	var lat, lat2 lattice
-	layoutCue := func(centres [][2]float64, es *float64, lt *lattice) (int, float64, float64) {
+	layoutCue := func(centres [][2]float64, es, raw *float64, lt *lattice) (int, float64, float64) {
 		for i := range centres {
 			centres[i][0] *= kx
 			centres[i][1] *= ky
 		}
 		lv, lscore, fit := matchLayout(centres)
 		fit.kx, fit.ky = kx, ky
+		*raw = lscore
 		if lv > 0 {
 			*lt = latticeShape(centres, fit, e*sampleShrink)
 			u, v := fit.tx*e*sampleShrink, fit.ty*e*sampleShrink
@@ -695,7 +696,8 @@ func (s *faceScratch) cues(c candidate) faceValue {
 		return lv, lscore, math.Remainder(math.Atan2(fit.b, fit.a), math.Pi/2)
 	}
 	nBlobs := len(centres)
-	lv, lscore, rot := layoutCue(centres, &empty, &lat)
+	var raw, raw2 float64
+	lv, lscore, rot := layoutCue(centres, &empty, &raw, &lat)
 	pipBox := s.pipBox(c, kept)
 	// The same cue from a second pip finder: the pip map's local maxima,
 	// which do not fragment or merge uneven pips. It is asked when the
@@ -708,7 +710,7 @@ func (s *faceScratch) cues(c candidate) faceValue {
 		if !peaked {
 			peaked = true
 			pc = s.peaks()
-			lv2, ls2, r2 = layoutCue(pc, &empty2, &lat2)
+			lv2, ls2, r2 = layoutCue(pc, &empty2, &raw2, &lat2)
 		}
 	}
 	if lv == 0 {
@@ -776,13 +778,22 @@ func (s *faceScratch) cues(c candidate) faceValue {
 
 	if lv != tv {
 		if peakCue(); lv2 == tv && lv2 > 0 {
-			lv, lscore, nBlobs, rot, empty, lat = lv2, ls2, len(pc), r2, empty2, lat2
+			lv, lscore, nBlobs, rot, empty, lat, raw = lv2, ls2, len(pc), r2, empty2, lat2, raw2
 			pipBox = s.pipBox(c, s.kept)
 		}
 	}
 
 	out := faceValue{rot: rot, pipBox: pipBox, blobs: nBlobs, tmpl: tv, c: c, lv: lv, empty: empty, lat: lat}
 	nccScore := min(clamp((bestPer[tv]-0.25)/0.25, 0, 1), clamp((bestPer[tv]-second)/0.05, 0, 1))
+	if lv == 5 && tv == 5 && nBlobs == 5 && nccScore >= fiveNCCMin {
+		// Five pips fitting a 5, the template agreeing: no face holds a
+		// 5's pips and more, so a pip-like response at a 5's empty
+		// places (midway between two corner pips, where large or
+		// blurred pips meet) is not a missed pip. The template must
+		// fit well on its own: a 4 with a mark at its centre (glare, a
+		// neighbour's pip in a rectangle too large) fits a 5's blobs.
+		lscore = max(lscore, min(raw, clamp((fiveEmptyMax-empty)/0.25, 0, 1)))
+	}
 	if lscore >= 0.95 && bestPer[tv] >= 0.2 && bestPer[tv]-second >= 0.03 {
 		// Every pip at its canonical place and nothing pip-like at the
 		// empty ones: the template need only pick the same face by a
@@ -1559,6 +1570,16 @@ func (s *faceScratch) peaks() [][2]float64 {
 }
 
 const pipPeakRel = 0.55
+
+// fiveEmptyMax is the emptySpots ratio at which a 5's layout score
+// reaches 0 (0.55 for other faces), and fiveNCCMin the template score the
+// 5 must reach on its own for it. On byler_d6's looks read 5 by both cues,
+// none wrong had a ratio from 0.45 to 0.8; a 4 taking a neighbour's pip
+// for its centre had a template score of 0.31, the 5s 0.75 and up.
+const (
+	fiveEmptyMax = 0.8
+	fiveNCCMin   = 0.7
+)
 
 // pipDarkMap sets d to how much darker than the body (sum of three
 // channels) each pixel is, on a light body: its pips are darker than
