@@ -15,3 +15,32 @@ func TestFiveEmptySpots(t *testing.T) {
 		{"IMG_20191209_100242.jpg", 3, false},
 	})
 }
+
+// TestLaterLookSubset checks that a first look's value below the usual
+// confidence does not veto a later look (darkness or redness) that reads
+// a face holding the first look's pips: a 5 on a dark body whose centre
+// pip alone read as a 1 (IMG_20191209_095910), a 4 on a blue one
+// (IMG_20191208_111246).
+func TestLaterLookSubset(t *testing.T) {
+	checkLabels(t, []labelCase{
+		{"IMG_20191209_095910.jpg", 1, true},
+		{"IMG_20191208_111246.jpg", 9, true},
+	})
+}
+
+// TestPipSubset checks the table of faces whose pips hold another's.
+func TestPipSubset(t *testing.T) {
+	want := map[[2]int]bool{
+		{1, 3}: true, {1, 5}: true,
+		{2, 3}: true, {2, 4}: true, {2, 5}: true, {2, 6}: true,
+		{3, 5}: true,
+		{4, 5}: true, {4, 6}: true,
+	}
+	for a := 1; a <= 6; a++ {
+		for b := 1; b <= 6; b++ {
+			if got := pipSubset(a, b); got != want[[2]int{a, b}] {
+				t.Errorf("pipSubset(%d, %d) = %v", a, b, got)
+			}
+		}
+	}
+}

@@ -521,7 +521,7 @@ func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 		// colour distance counts a brass or ivory body's highlights,
 		// brighter than it, as much as its dark pips. A value from this
 		// look must be clearly confident and not contradict the first.
-		if fvd := s.cues(c); fvd.value > 0 && fvd.conf >= chromaMinConf && (fv.value == 0 || fv.value == fvd.value) {
+		if fvd := s.cues(c); fvd.value > 0 && fvd.conf >= chromaMinConf && laterAgrees(fv.value, fvd.value) {
 			fvd.conf = min(fvd.conf, secondLookMaxConf)
 			return fvd
 		}
@@ -542,7 +542,8 @@ func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 	// Again on a map of redness alone: red pips on a dark, blue or green
 	// body keep little contrast in colour distance or in hue against
 	// marbling, but no such body is red. A value read by the first look
-	// (below the usual confidence) must not be contradicted.
+	// (below the usual confidence) must not be contradicted (laterAgrees:
+	// a face holding the first look's pips does not contradict it).
 	if !s.noChroma && s.pipRedMap() {
 		fv4 := s.cues(c)
 		if fv4.value >= 3 && fv4.junk && fv4.sq && fv4.blobs == fv4.value {
@@ -552,12 +553,38 @@ func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 			// of pips missed.
 			fv4.conf = min(fv4.lscore, fv4.nccScore)
 		}
-		if fv4.value > 0 && fv4.conf >= retryBelow && (fv.value == 0 || fv.value == fv4.value) {
+		if fv4.value > 0 && fv4.conf >= retryBelow && laterAgrees(fv.value, fv4.value) {
 			fv4.conf = min(fv4.conf, secondLookMaxConf)
 			return fv4
 		}
 	}
 	return fv
+}
+
+// laterAgrees reports whether a later look's value v may stand beside
+// the first look's value first (read below the usual confidence): none,
+// the same, or a face whose pips hold the first's. Pips are missed far
+// more often than made up (a 5 on a dark body whose outer pips fade reads
+// as its centre, a 1), so a first look that saw part of the later look's
+// face does not contradict it.
+func laterAgrees(first, v int) bool {
+	return first == 0 || first == v || pipSubset(first, v)
+}
+
+// pipSubset reports whether every pip of face a's canonical layout is a
+// pip of face b's (in one of b's orientations), a != b.
+func pipSubset(a, b int) bool {
+	switch a {
+	case 1:
+		return b == 3 || b == 5
+	case 2:
+		return b >= 3
+	case 3:
+		return b == 5
+	case 4:
+		return b == 5 || b == 6
+	}
+	return false
 }
 
 // pipRedMap sets d to how much redder than the body (red less the mean of
