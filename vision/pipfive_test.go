@@ -44,3 +44,15 @@ func TestPipSubset(t *testing.T) {
 		}
 	}
 }
+
+// TestWholeHeld checks giveHeld on a 5 or a 6 with a blob at every pip
+// (both cues agreeing) in a face much smaller than its region: held for
+// its confidence, it is given whatever the frame's other faces measure,
+// as no face holds its pips and more (IMG_20191208_112005: a 5 on a face
+// of 16 px in a region of 28; IMG_20191208_112447: a 6).
+func TestWholeHeld(t *testing.T) {
+	checkLabels(t, []labelCase{
+		{"IMG_20191208_112005.jpg", 4, true},
+		{"IMG_20191208_112447.jpg", 1, true},
+	})
+}

@@ -519,7 +519,8 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		if held {
 			// Both sides must be a whole face's: the short one is
 			// measured.
-			h := heldValue{value: fv.value, side: min(c.w, c.h), box: d.Box, rec: checkRec{off: r.lastPipOff}}
+			h := heldValue{value: fv.value, side: min(c.w, c.h), box: d.Box, rec: checkRec{off: r.lastPipOff},
+				whole: fv.value >= 5 && fv.blobs == fv.value && fv.lv == fv.value && fv.tmpl == fv.value}
 			if fb, ok := faceAroundPips(fr, blob, fv.pipBox, c.edge); ok && !pipsOnly {
 				h.box = fb.Add(roi.Min).Intersect(roi)
 			}
@@ -547,6 +548,10 @@ type heldValue struct {
 	side  float64 // the face's short side
 	box   image.Rectangle
 	rec   checkRec
+	// whole: a 5 or a 6 with a blob at each of its pips, both cues
+	// agreeing. No face holds a 5's or a 6's pips and more, so it is not
+	// part of a larger face, whatever its size.
+	whole bool
 }
 
 // giveHeld gives the held values of the frame's unread dice whose face
@@ -557,7 +562,8 @@ type heldValue struct {
 // as the frame's other faces is a whole face, and the rest of its region
 // was a neighbour or a shadow. Only on a die called flat: the rest of a
 // cocked die's region is its side faces, and the face read there may be
-// part of its top face or a side.
+// part of its top face or a side. A whole 5 or 6 (heldValue.whole) is
+// given at any size, with or without other faces read.
 func (r *Reader) giveHeld(dets []Detection) {
 	if len(r.held) == 0 {
 		return
@@ -568,16 +574,16 @@ func (r *Reader) giveHeld(dets []Detection) {
 			es = append(es, d.EdgePx)
 		}
 	}
-	if len(es) < minFrameDice {
-		return
+	med := math.NaN()
+	if len(es) >= minFrameDice {
+		sort.Float64s(es)
+		med = (es[(len(es)-1)/2] + es[len(es)/2]) / 2
 	}
-	sort.Float64s(es)
-	med := (es[(len(es)-1)/2] + es[len(es)/2]) / 2
 	for i := range dets {
 		d := &dets[i]
 		h, ok := r.held[[2]float64{d.CX, d.CY}]
 		// Written so that a NaN size holds the value back.
-		if !ok || d.Value != 0 || !d.Flat || !(h.side >= heldFaceShare*med) {
+		if !ok || d.Value != 0 || !d.Flat || !(h.side >= heldFaceShare*med || h.whole) {
 			continue
 		}
 		d.Value, d.Box = h.value, h.box
