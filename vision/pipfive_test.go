@@ -56,13 +56,3 @@ func TestWholeHeld(t *testing.T) {
 		{"IMG_20191208_112447.jpg", 1, true},
 	})
 }
-
-// TestLabLook checks the look on the distance in Lab's colour axes: a 5
-// on a green body (IMG_20191208_112205) and a 3 (IMG_20191209_100256)
-// that no other map read.
-func TestLabLook(t *testing.T) {
-	checkLabels(t, []labelCase{
-		{"IMG_20191208_112205.jpg", 4, true},
-		{"IMG_20191209_100256.jpg", 3, true},
-	})
-}
