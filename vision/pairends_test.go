@@ -45,3 +45,15 @@ func TestPairEnds(t *testing.T) {
 		})
 	}
 }
+
+// TestOverRegionEnds: without a known die size, a region far larger than
+// the frame's typical die (over) is read at its ends once dice of the
+// typical size read (ReadRegion). On byler_d6, IMG_20191208_112926 holds
+// a green 2 and a yellow 4 meeting corner to corner by the tray's wall,
+// found as one region twice the typical die: the 2 must be detected and
+// read (without the ends, neither die is detected).
+func TestOverRegionEnds(t *testing.T) {
+	checkLabels(t, []labelCase{
+		{"IMG_20191208_112926.jpg", 1, true},
+	})
+}

@@ -302,7 +302,19 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 	for _, d := range out {
 		readOne = readOne || d.Value > 0 && d.Confidence > secondLookMaxConf
 	}
-	if !readOne && len(overs) > 0 {
+	if readOne {
+		// Dice of the frame's typical size read, so that size is a
+		// die's: a region far larger is most often dice pressed
+		// together that the cuts did not part (two dice meeting corner
+		// to corner, with their shadows, make one blob). It is read at
+		// its ends like a long region (see pairEnds): two pips or more
+		// at a first look's confidence, on a die-sized square.
+		for _, c := range overs {
+			if e := pairEnds(c); e != nil {
+				longs = append(longs, long{c, e, -1, false})
+			}
+		}
+	} else if len(overs) > 0 {
 		// No die of the frame's typical size read at a first look's
 		// confidence: that size was not a die's (keys, a keyboard's
 		// parts, a hub's ports; one of them may pass for a face). The
