@@ -276,6 +276,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 		ends   []candidate
 		parent int
 		cells  bool
+		over   bool
 	}
 	var longs []long
 	looks := r.looks[:0]
@@ -293,9 +294,9 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 		}
 		looks = append(looks, look{c, parent})
 		if c.cells != nil {
-			longs = append(longs, long{c, c.cells, parent, true})
+			longs = append(longs, long{c, c.cells, parent, true, false})
 		} else if e := pairEnds(c); e != nil {
-			longs = append(longs, long{c, e, parent, false})
+			longs = append(longs, long{c, e, parent, false, false})
 		}
 	}
 	readOne := false
@@ -311,7 +312,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 		// at a first look's confidence, on a die-sized square.
 		for _, c := range overs {
 			if e := pairEnds(c); e != nil {
-				longs = append(longs, long{c, e, -1, false})
+				longs = append(longs, long{c, e, -1, false, true})
 			}
 		}
 	} else if len(overs) > 0 {
@@ -377,6 +378,13 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 			found[0].SizeRatio = lg.c.sizeRatio
 			found[0].Flatness = lg.c.flatness
 			found[0].Flat = lg.c.flatness >= r.opts.MinFlatness
+			if lg.over {
+				// The region is far larger than the frame's dice: a
+				// pair whose other die did not read, or one die cocked
+				// on others with a side face turned up. The die is
+				// reported, its value withheld.
+				found[0].Value, found[0].Confidence = 0, 0
+			}
 		}
 		if lg.parent >= 0 && !own {
 			drop[lg.parent] = true
