@@ -375,14 +375,18 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 			// side faces, a die on another, a cocked die, or a pair
 			// whose other face does not read. The region's size and
 			// shape stay the die's evidence.
-			found[0].SizeRatio = lg.c.sizeRatio
+			if !lg.over {
+				found[0].SizeRatio = lg.c.sizeRatio
+			}
 			found[0].Flatness = lg.c.flatness
 			found[0].Flat = lg.c.flatness >= r.opts.MinFlatness
 			if lg.over {
 				// The region is far larger than the frame's dice: a
 				// pair whose other die did not read, or one die cocked
 				// on others with a side face turned up. The die is
-				// reported, its value withheld.
+				// reported, its value withheld; its size is the end
+				// square's (the frame's typical die), as for a pair
+				// whose two faces read: the region's is two dice's.
 				found[0].Value, found[0].Confidence = 0, 0
 			}
 		}
