@@ -276,6 +276,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 		ends   []candidate
 		parent int
 		cells  bool
+		over   bool
 	}
 	var longs []long
 	looks := r.looks[:0]
@@ -293,16 +294,28 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 		}
 		looks = append(looks, look{c, parent})
 		if c.cells != nil {
-			longs = append(longs, long{c, c.cells, parent, true})
+			longs = append(longs, long{c, c.cells, parent, true, false})
 		} else if e := pairEnds(c); e != nil {
-			longs = append(longs, long{c, e, parent, false})
+			longs = append(longs, long{c, e, parent, false, false})
 		}
 	}
 	readOne := false
 	for _, d := range out {
 		readOne = readOne || d.Value > 0 && d.Confidence > secondLookMaxConf
 	}
-	if !readOne && len(overs) > 0 {
+	if readOne {
+		// Dice of the frame's typical size read, so that size is a
+		// die's: a region far larger is most often dice pressed
+		// together that the cuts did not part (two dice meeting corner
+		// to corner, with their shadows, make one blob). It is read at
+		// its ends like a long region (see pairEnds): two pips or more
+		// at a first look's confidence, on a die-sized square.
+		for _, c := range overs {
+			if e := pairEnds(c); e != nil {
+				longs = append(longs, long{c, e, -1, false, true})
+			}
+		}
+	} else if len(overs) > 0 {
 		// No die of the frame's typical size read at a first look's
 		// confidence: that size was not a die's (keys, a keyboard's
 		// parts, a hub's ports; one of them may pass for a face). The
@@ -362,9 +375,20 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 			// side faces, a die on another, a cocked die, or a pair
 			// whose other face does not read. The region's size and
 			// shape stay the die's evidence.
-			found[0].SizeRatio = lg.c.sizeRatio
+			if !lg.over {
+				found[0].SizeRatio = lg.c.sizeRatio
+			}
 			found[0].Flatness = lg.c.flatness
 			found[0].Flat = lg.c.flatness >= r.opts.MinFlatness
+			if lg.over {
+				// The region is far larger than the frame's dice: a
+				// pair whose other die did not read, or one die cocked
+				// on others with a side face turned up. The die is
+				// reported, its value withheld; its size is the end
+				// square's (the frame's typical die), as for a pair
+				// whose two faces read: the region's is two dice's.
+				found[0].Value, found[0].Confidence = 0, 0
+			}
 		}
 		if lg.parent >= 0 && !own {
 			drop[lg.parent] = true
