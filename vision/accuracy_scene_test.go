@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"gocv.io/x/gocv"
@@ -43,6 +44,19 @@ func TestAccuracyScenes(t *testing.T) {
 		}
 	}
 	restOnly := os.Getenv("DICEWATCH_SCENES_REST_ONLY") == "1"
+	// DICEWATCH_SCENE_THROWS=a,b,...: score only these throws (a tuning
+	// aid; the session is planned for all n).
+	only := map[int]bool{}
+	for _, f := range strings.Split(os.Getenv("DICEWATCH_SCENE_THROWS"), ",") {
+		if f == "" {
+			continue
+		}
+		k, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		only[k] = true
+	}
 	sess, err := scene.NewSession(scene.Config{Seed: seed, Throws: n})
 	if err != nil {
 		t.Fatal(err)
@@ -60,12 +74,15 @@ func TestAccuracyScenes(t *testing.T) {
 		t.Fatal(err)
 	}
 	dieAt := func(x, y float64) float64 { return cal.DiePx(calibration.Point{X: x, Y: y}) }
-	var rest restTally
+	rest := restTally{seed: seed}
 
 	var tl tally
 	kindN, kindHit := map[scene.Kind]int{}, map[scene.Kind]int{}
 	var flatN, falseCocked, cockedN, cockedHit, stackN, stackHit int
 	for _, th := range sess.Truth() {
+		if len(only) > 0 && !only[th.Throw] {
+			continue
+		}
 		if _, err := sess.Render(th.AtRestFrame, &frame); err != nil {
 			t.Fatal(err)
 		}
@@ -153,6 +170,7 @@ type restTally struct {
 	tl                                                                         tally
 	flatN, falseCocked, cockedN, cockedFlagged, cockedNoRoll, stackN, stackHit int
 	underN                                                                     int
+	seed                                                                       int64
 }
 
 // add reads one throw's at-rest frame and scores it.
@@ -204,6 +222,9 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 				rt.falseCocked++
 				t.Logf("at-rest false no-roll: throw %d (%s) die %d value %d read %d (flat %v, flatness %.2f, size %.2f) at %v, zone %s, style %s; %s",
 					th.Throw, th.Kind, tr.Die, g.value, d.Value, d.Flat, d.Flatness, d.SizeRatio, d.Box, tr.Zone, tr.Style, nearDie(tr, dt, dets, p[1]))
+			}
+			if (!d.Flat || d.SizeRatio >= stackCut || d.Value == 0) && os.Getenv("DICEWATCH_SCENE_CROPS") != "" {
+				writeSceneCrop(os.Getenv("DICEWATCH_SCENE_CROPS"), frame, bg, rt.seed, th.Throw, tr, dieAt)
 			}
 			if d.Value == 0 {
 				t.Logf("at-rest unread flat: throw %d (%s) die %d value %d (flat %v, flatness %.2f, size %.2f) at %v, zone %s, style %s; %s",
@@ -285,4 +306,20 @@ func nearDie(tr scene.DieTruth, dt []scene.DieTruth, dets []Detection, di int) s
 		}
 	}
 	return fmt.Sprintf("%s, %d other detections within 2 edges", s, near)
+}
+
+// writeSceneCrop writes the frame and the empty table around a die
+// (DICEWATCH_SCENE_CROPS=DIR) in the form TestRestReadCrops reads:
+// NAME-fr.png and NAME-bg.png, 1.5 die edges around the die's box, with
+// the truth value and the calibrated die edge in NAME.
+func writeSceneCrop(dir string, frame, bg gocv.Mat, seed int64, throw int, tr scene.DieTruth, dieAt func(x, y float64) float64) {
+	cx, cy := float64(tr.Box[0]+tr.Box[2])/2, float64(tr.Box[1]+tr.Box[3])/2
+	edge := dieAt(cx, cy)
+	r := image.Rect(tr.Box[0], tr.Box[1], tr.Box[2], tr.Box[3]).Inset(-int(edge * 1.5)).Intersect(image.Rect(0, 0, frame.Cols(), frame.Rows()))
+	name := fmt.Sprintf("%s/sseed-%d-t%04d-d%d-v%d-e%.2f", dir, seed, throw, tr.Die, tr.Value, edge)
+	fc, bc := frame.Region(r), bg.Region(r)
+	gocv.IMWrite(name+"-fr.png", fc)
+	gocv.IMWrite(name+"-bg.png", bc)
+	fc.Close()
+	bc.Close()
 }
