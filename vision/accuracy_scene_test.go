@@ -207,6 +207,10 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 			rt.stackN++
 			if d.SizeRatio >= stackCut {
 				rt.stackHit++
+			} else {
+				writeSceneCrop(frame, bg, rt.seed, th.Throw, tr, dieAt)
+				t.Logf("at-rest stacked under the cut: throw %d (%s) die %d value %d read %d (flat %v, flatness %.2f, size %.2f, truth size %.2f) at %v, zone %s, style %s; %s",
+					th.Throw, th.Kind, tr.Die, g.value, d.Value, d.Flat, d.Flatness, d.SizeRatio, tr.SizeRatio, d.Box, tr.Zone, tr.Style, nearDie(tr, dt, dets, p[1]))
 			}
 		case !tr.Flat:
 			rt.cockedN++
@@ -215,6 +219,10 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 			}
 			if !d.Flat || d.SizeRatio >= stackCut {
 				rt.cockedNoRoll++
+			} else {
+				writeSceneCrop(frame, bg, rt.seed, th.Throw, tr, dieAt)
+				t.Logf("at-rest cocked without no-roll evidence: throw %d (%s) die %d value %d read %d (flatness %.2f, size %.2f, tilt %.1f, truth size %.2f) at %v, zone %s, style %s; %s",
+					th.Throw, th.Kind, tr.Die, g.value, d.Value, d.Flatness, d.SizeRatio, tr.TiltDeg, tr.SizeRatio, d.Box, tr.Zone, tr.Style, nearDie(tr, dt, dets, p[1]))
 			}
 		default:
 			rt.flatN++
@@ -223,8 +231,8 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 				t.Logf("at-rest false no-roll: throw %d (%s) die %d value %d read %d (flat %v, flatness %.2f, size %.2f) at %v, zone %s, style %s; %s",
 					th.Throw, th.Kind, tr.Die, g.value, d.Value, d.Flat, d.Flatness, d.SizeRatio, d.Box, tr.Zone, tr.Style, nearDie(tr, dt, dets, p[1]))
 			}
-			if (!d.Flat || d.SizeRatio >= stackCut || d.Value == 0) && os.Getenv("DICEWATCH_SCENE_CROPS") != "" {
-				writeSceneCrop(os.Getenv("DICEWATCH_SCENE_CROPS"), frame, bg, rt.seed, th.Throw, tr, dieAt)
+			if !d.Flat || d.SizeRatio >= stackCut || d.Value == 0 {
+				writeSceneCrop(frame, bg, rt.seed, th.Throw, tr, dieAt)
 			}
 			if d.Value == 0 {
 				t.Logf("at-rest unread flat: throw %d (%s) die %d value %d (flat %v, flatness %.2f, size %.2f) at %v, zone %s, style %s; %s",
@@ -308,11 +316,15 @@ func nearDie(tr scene.DieTruth, dt []scene.DieTruth, dets []Detection, di int) s
 	return fmt.Sprintf("%s, %d other detections within 2 edges", s, near)
 }
 
-// writeSceneCrop writes the frame and the empty table around a die
-// (DICEWATCH_SCENE_CROPS=DIR) in the form TestRestReadCrops reads:
+// writeSceneCrop writes the frame and the empty table around a die when
+// DICEWATCH_SCENE_CROPS=DIR is set, in the form TestRestReadCrops reads:
 // NAME-fr.png and NAME-bg.png, 1.5 die edges around the die's box, with
 // the truth value and the calibrated die edge in NAME.
-func writeSceneCrop(dir string, frame, bg gocv.Mat, seed int64, throw int, tr scene.DieTruth, dieAt func(x, y float64) float64) {
+func writeSceneCrop(frame, bg gocv.Mat, seed int64, throw int, tr scene.DieTruth, dieAt func(x, y float64) float64) {
+	dir := os.Getenv("DICEWATCH_SCENE_CROPS")
+	if dir == "" {
+		return
+	}
 	cx, cy := float64(tr.Box[0]+tr.Box[2])/2, float64(tr.Box[1]+tr.Box[3])/2
 	edge := dieAt(cx, cy)
 	r := image.Rect(tr.Box[0], tr.Box[1], tr.Box[2], tr.Box[3]).Inset(-int(edge * 1.5)).Intersect(image.Rect(0, 0, frame.Cols(), frame.Rows()))
