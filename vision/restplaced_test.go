@@ -18,7 +18,9 @@ import (
 // on their pips at the expected die size, they must read right and flat.
 // One of them (throw 471, a six) stood out square enough but only 0.87 die
 // edges across, so that its face missed a row of pips: a face that narrow
-// is read again as partly seen.
+// is read again as partly seen. Another (throw 378, a one) is placed by
+// its lone pip 0.20 die edges from where the region put it, past the
+// 0.15 allowed a face that stood out more.
 func TestRestReadPlacedOnPips(t *testing.T) {
 	got := readCrops(t, "testdata/restplaced")
 	for name, r := range got {
