@@ -272,15 +272,16 @@ func (rt *restTally) log(t *testing.T, n int) {
 	if rt.stackHit < rt.stackN {
 		t.Errorf("at-rest reader: %d of %d stacked dice under the stacked cut", rt.stackN-rt.stackHit, rt.stackN)
 	}
-	// Ceilings from 2,000-throw sessions (seeds 5, 6 and 7: flat dice with
-	// no-roll evidence 0.09%, 0.06%, 0.03%; flat dice unread 0.09%, 0.12%,
-	// 0.12%), checked where there are enough flat dice for a rate.
+	// Ceilings from 2,000-throw sessions (seeds 5, 8 and the held-out 6:
+	// flat dice with no-roll evidence 0.03%, 0.06%, 0.06%; flat dice
+	// unread 0.03%, 0.06%, 0.09%), checked where there are enough flat
+	// dice for a rate.
 	if rt.flatN >= 1000 {
 		if r := ratio(rt.falseCocked, rt.flatN); r > 0.001 {
 			t.Errorf("at-rest reader: %.2f%% of flat dice with no-roll evidence, ceiling 0.10%%", 100*r)
 		}
-		if r := ratio(vt.unreadable(), rt.flatN); r > 0.0015 {
-			t.Errorf("at-rest reader: %.2f%% of flat dice unread, ceiling 0.15%%", 100*r)
+		if r := ratio(vt.unreadable(), rt.flatN); r > 0.001 {
+			t.Errorf("at-rest reader: %.2f%% of flat dice unread, ceiling 0.10%%", 100*r)
 		}
 	}
 }

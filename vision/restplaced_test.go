@@ -10,8 +10,8 @@ import (
 )
 
 // TestRestReadPlacedOnPips rereads red dice lying wholly on the layout's
-// red print (testdata/restplaced, cut from the 2,000-throw session of seed
-// 5): their body does not stand out from the empty table, only their pips
+// red print (testdata/restplaced, cut from the 2,000-throw sessions of
+// seeds 5 and 8): their body does not stand out from the empty table, only their pips
 // and bits of rim, so the regrown region filled under 0.8 of the die's
 // square and the reader called them unreadable and, their outline not
 // square, not flat: a flat die handed to rules as no-roll evidence. Placed
@@ -20,7 +20,9 @@ import (
 // edges across, so that its face missed a row of pips: a face that narrow
 // is read again as partly seen. Another (throw 378, a one) is placed by
 // its lone pip 0.20 die edges from where the region put it, past the
-// 0.15 allowed a face that stood out more.
+// 0.15 allowed a face that stood out more. And one (seed 8 throw 117, a
+// five) stood out as 0.98 by 1.11 die edges, out of square by more than a
+// tenth: unread, it too is read again.
 func TestRestReadPlacedOnPips(t *testing.T) {
 	got := readCrops(t, "testdata/restplaced")
 	for name, r := range got {

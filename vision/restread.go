@@ -103,7 +103,7 @@ func readRest(fr, bg bgrPatch, edge float64) []restDie {
 			d.cy += float64(fr.y0)
 			readPips(&d, fr, edge)
 			if d.value == 0 && (float64(d.area) < restPartialArea*dieArea ||
-				float64(d.area) <= restOneDieSize*restOneDieSize*dieArea && (d.flatness < DefaultMinFlatness || min(d.w, d.h) < restNarrowFace*edge)) {
+				float64(d.area) <= restOneDieSize*restOneDieSize*dieArea && (d.flatness < DefaultMinFlatness || min(d.w, d.h) < restNarrowFace*edge || min(d.w, d.h) < restNarrowFace*max(d.w, d.h))) {
 				// Seen in part, or one die's area in an outline that is
 				// not square: the background hid some of the face.
 				partial = append(partial, d)
@@ -156,8 +156,9 @@ const (
 )
 
 // restNarrowFace: an unread face of one die's area narrower than this
-// many die edges across is seen only in part (the rest lies on print of
-// its colour) even when its outline is square enough to pass.
+// many die edges across, or than this share of its length, is seen only
+// in part (the rest lies on print of its colour, or print of another
+// colour lengthens it) even when its outline is square enough to pass.
 const restNarrowFace = 0.9
 
 // restPartialArea: a face covering less than this many die areas is only
