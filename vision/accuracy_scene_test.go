@@ -3,9 +3,12 @@
 package vision
 
 import (
+	"fmt"
 	"image"
+	"math"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"gocv.io/x/gocv"
@@ -19,7 +22,10 @@ import (
 // TestAccuracyScenes reads the at-rest frame of every throw of generated
 // sessions (vision/scene) with the session's calibration and compares with
 // the ground truth. It is behind the `scenes` tag because it builds on the
-// scene renderer; DICEWATCH_SCENES sets the number of throws (default 60):
+// scene renderer; DICEWATCH_SCENES sets the number of throws (default 60),
+// DICEWATCH_SCENE_SEED the session's seed (default 5; 6 is held out for
+// checking), and DICEWATCH_SCENES_REST_ONLY=1 skips the still-photo reader
+// and scores only the at-rest reader (the daemon's), which is much faster:
 //
 //	DICEWATCH_SCENES=2000 go test -tags scenes -run AccuracyScenes -v -timeout 60m ./vision/
 func TestAccuracyScenes(t *testing.T) {
@@ -30,7 +36,28 @@ func TestAccuracyScenes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sess, err := scene.NewSession(scene.Config{Seed: 5, Throws: n})
+	seed := int64(5)
+	if v := os.Getenv("DICEWATCH_SCENE_SEED"); v != "" {
+		var err error
+		if seed, err = strconv.ParseInt(v, 10, 64); err != nil {
+			t.Fatal(err)
+		}
+	}
+	restOnly := os.Getenv("DICEWATCH_SCENES_REST_ONLY") == "1"
+	// DICEWATCH_SCENE_THROWS=a,b,...: score only these throws (a tuning
+	// aid; the session is planned for all n).
+	only := map[int]bool{}
+	for _, f := range strings.Split(os.Getenv("DICEWATCH_SCENE_THROWS"), ",") {
+		if f == "" {
+			continue
+		}
+		k, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		only[k] = true
+	}
+	sess, err := scene.NewSession(scene.Config{Seed: seed, Throws: n})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,12 +74,15 @@ func TestAccuracyScenes(t *testing.T) {
 		t.Fatal(err)
 	}
 	dieAt := func(x, y float64) float64 { return cal.DiePx(calibration.Point{X: x, Y: y}) }
-	var rest restTally
+	rest := restTally{seed: seed}
 
 	var tl tally
 	kindN, kindHit := map[scene.Kind]int{}, map[scene.Kind]int{}
 	var flatN, falseCocked, cockedN, cockedHit, stackN, stackHit int
 	for _, th := range sess.Truth() {
+		if len(only) > 0 && !only[th.Throw] {
+			continue
+		}
 		if _, err := sess.Render(th.AtRestFrame, &frame); err != nil {
 			t.Fatal(err)
 		}
@@ -70,6 +100,9 @@ func TestAccuracyScenes(t *testing.T) {
 			dt = append(dt, d)
 		}
 		rest.add(t, frame, bg, dieAt, th, truth, dt)
+		if restOnly {
+			continue
+		}
 		pairs := match(truth, dets)
 		if dir := os.Getenv("DICEWATCH_DEBUG_DIR"); dir != "" && tl.images < 20 {
 			writeDebug(dir, "scene_"+strconv.Itoa(th.Throw), frame, truth, dets, pairs)
@@ -106,6 +139,11 @@ func TestAccuracyScenes(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("session seed %d", seed)
+	if restOnly {
+		rest.log(t, n)
+		return
+	}
 	vt := tl
 	vt.matched = flatN // the confusion counts flat, unstacked dice only
 	t.Logf("generated scenes (%d throws, at-rest frames, calibrated)\n%s", n, tl.detectionReport())
@@ -132,6 +170,7 @@ type restTally struct {
 	tl                                                                         tally
 	flatN, falseCocked, cockedN, cockedFlagged, cockedNoRoll, stackN, stackHit int
 	underN                                                                     int
+	seed                                                                       int64
 }
 
 // add reads one throw's at-rest frame and scores it.
@@ -168,6 +207,10 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 			rt.stackN++
 			if d.SizeRatio >= stackCut {
 				rt.stackHit++
+			} else {
+				writeSceneCrop(frame, bg, rt.seed, th.Throw, tr, dieAt)
+				t.Logf("at-rest stacked under the cut: throw %d (%s) die %d value %d read %d (flat %v, flatness %.2f, size %.2f, truth size %.2f) at %v, zone %s, style %s; %s",
+					th.Throw, th.Kind, tr.Die, g.value, d.Value, d.Flat, d.Flatness, d.SizeRatio, tr.SizeRatio, d.Box, tr.Zone, tr.Style, nearDie(tr, dt, dets, p[1]))
 			}
 		case !tr.Flat:
 			rt.cockedN++
@@ -176,11 +219,24 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 			}
 			if !d.Flat || d.SizeRatio >= stackCut {
 				rt.cockedNoRoll++
+			} else {
+				writeSceneCrop(frame, bg, rt.seed, th.Throw, tr, dieAt)
+				t.Logf("at-rest cocked without no-roll evidence: throw %d (%s) die %d value %d read %d (flatness %.2f, size %.2f, tilt %.1f, truth size %.2f) at %v, zone %s, style %s; %s",
+					th.Throw, th.Kind, tr.Die, g.value, d.Value, d.Flatness, d.SizeRatio, tr.TiltDeg, tr.SizeRatio, d.Box, tr.Zone, tr.Style, nearDie(tr, dt, dets, p[1]))
 			}
 		default:
 			rt.flatN++
 			if !d.Flat || d.SizeRatio >= stackCut {
 				rt.falseCocked++
+				t.Logf("at-rest false no-roll: throw %d (%s) die %d value %d read %d (flat %v, flatness %.2f, size %.2f) at %v, zone %s, style %s; %s",
+					th.Throw, th.Kind, tr.Die, g.value, d.Value, d.Flat, d.Flatness, d.SizeRatio, d.Box, tr.Zone, tr.Style, nearDie(tr, dt, dets, p[1]))
+			}
+			if !d.Flat || d.SizeRatio >= stackCut || d.Value == 0 {
+				writeSceneCrop(frame, bg, rt.seed, th.Throw, tr, dieAt)
+			}
+			if d.Value == 0 {
+				t.Logf("at-rest unread flat: throw %d (%s) die %d value %d (flat %v, flatness %.2f, size %.2f) at %v, zone %s, style %s; %s",
+					th.Throw, th.Kind, tr.Die, g.value, d.Flat, d.Flatness, d.SizeRatio, d.Box, tr.Zone, tr.Style, nearDie(tr, dt, dets, p[1]))
 			}
 			tl.confusion[g.value][d.Value]++
 			if d.Value != 0 && d.Value != g.value {
@@ -216,4 +272,78 @@ func (rt *restTally) log(t *testing.T, n int) {
 	if rt.stackHit < rt.stackN {
 		t.Errorf("at-rest reader: %d of %d stacked dice under the stacked cut", rt.stackN-rt.stackHit, rt.stackN)
 	}
+	// Ceilings from 2,000-throw sessions (seeds 5, 8 and the held-out 6:
+	// flat dice with no-roll evidence 0.03%, 0.06%, 0.06%; flat dice
+	// unread 0.03%, 0.06%, 0.09%), checked where there are enough flat
+	// dice for a rate.
+	if rt.flatN >= 1000 {
+		if r := ratio(rt.falseCocked, rt.flatN); r > 0.001 {
+			t.Errorf("at-rest reader: %.2f%% of flat dice with no-roll evidence, ceiling 0.10%%", 100*r)
+		}
+		if r := ratio(vt.unreadable(), rt.flatN); r > 0.001 {
+			t.Errorf("at-rest reader: %.2f%% of flat dice unread, ceiling 0.10%%", 100*r)
+		}
+	}
+}
+
+// nearDie describes what lies near a scored die: the nearest other die of
+// the throw (its centre distance in die boxes' mean side, and whether it is
+// cocked or stacked), chips and a wall it touches, and how many
+// detections lie within two die edges of the matched one.
+func nearDie(tr scene.DieTruth, dt []scene.DieTruth, dets []Detection, di int) string {
+	cx, cy := float64(tr.Box[0]+tr.Box[2])/2, float64(tr.Box[1]+tr.Box[3])/2
+	side := float64(tr.Box[2]-tr.Box[0]+tr.Box[3]-tr.Box[1]) / 2
+	s := "nearest die: none"
+	best := math.Inf(1)
+	for _, o := range dt {
+		if o.Die == tr.Die {
+			continue
+		}
+		ox, oy := float64(o.Box[0]+o.Box[2])/2, float64(o.Box[1]+o.Box[3])/2
+		if dd := math.Hypot(ox-cx, oy-cy) / side; dd < best {
+			best = dd
+			kind := "flat"
+			switch {
+			case o.OnDie != nil:
+				kind = "stacked"
+			case !o.Flat:
+				kind = "cocked"
+			}
+			s = fmt.Sprintf("nearest die %d (%s) at %.2f sides", o.Die, kind, dd)
+		}
+	}
+	if tr.TouchesChips {
+		s += ", touches chips"
+	}
+	if tr.AgainstWall {
+		s += ", against wall"
+	}
+	near := 0
+	d := dets[di]
+	for i, o := range dets {
+		if i != di && math.Hypot(o.CX-d.CX, o.CY-d.CY) < 2*d.EdgePx {
+			near++
+		}
+	}
+	return fmt.Sprintf("%s, %d other detections within 2 edges", s, near)
+}
+
+// writeSceneCrop writes the frame and the empty table around a die when
+// DICEWATCH_SCENE_CROPS=DIR is set, in the form TestRestReadCrops reads:
+// NAME-fr.png and NAME-bg.png, 1.5 die edges around the die's box, with
+// the truth value and the calibrated die edge in NAME.
+func writeSceneCrop(frame, bg gocv.Mat, seed int64, throw int, tr scene.DieTruth, dieAt func(x, y float64) float64) {
+	dir := os.Getenv("DICEWATCH_SCENE_CROPS")
+	if dir == "" {
+		return
+	}
+	cx, cy := float64(tr.Box[0]+tr.Box[2])/2, float64(tr.Box[1]+tr.Box[3])/2
+	edge := dieAt(cx, cy)
+	r := image.Rect(tr.Box[0], tr.Box[1], tr.Box[2], tr.Box[3]).Inset(-int(edge * 1.5)).Intersect(image.Rect(0, 0, frame.Cols(), frame.Rows()))
+	name := fmt.Sprintf("%s/sseed-%d-t%04d-d%d-v%d-e%.2f", dir, seed, throw, tr.Die, tr.Value, edge)
+	fc, bc := frame.Region(r), bg.Region(r)
+	gocv.IMWrite(name+"-fr.png", fc)
+	gocv.IMWrite(name+"-bg.png", bc)
+	fc.Close()
+	bc.Close()
 }

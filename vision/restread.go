@@ -53,6 +53,11 @@ type restDie struct {
 	pips       [][2]float64 // where the counted pips are, in frame pixels (when value != 0)
 	confidence float64
 	flatness   float64
+	// placed: a face that stood out from the empty table only at its pips
+	// (a die on print of its own colour), placed by the expected die size
+	// on its pips; its area and outline are not the die's, so neither
+	// measures its flatness or size (see regrow).
+	placed bool
 }
 
 // readRest finds and reads the dice in one region of a frame against the
@@ -98,7 +103,7 @@ func readRest(fr, bg bgrPatch, edge float64) []restDie {
 			d.cy += float64(fr.y0)
 			readPips(&d, fr, edge)
 			if d.value == 0 && (float64(d.area) < restPartialArea*dieArea ||
-				float64(d.area) <= restOneDieSize*restOneDieSize*dieArea && d.flatness < DefaultMinFlatness) {
+				float64(d.area) <= restOneDieSize*restOneDieSize*dieArea && (d.flatness < DefaultMinFlatness || min(d.w, d.h) < restNarrowFace*edge || min(d.w, d.h) < restNarrowFace*max(d.w, d.h))) {
 				// Seen in part, or one die's area in an outline that is
 				// not square: the background hid some of the face.
 				partial = append(partial, d)
@@ -111,7 +116,7 @@ func readRest(fr, bg bgrPatch, edge float64) []restDie {
 	if len(left) == 0 {
 		return out
 	}
-	grown := regrow(left, dist, out, fr, edge)
+	grown := regrow(left, dist, out, fr, bg, edge)
 	out = append(out, grown...)
 	for _, p := range partial {
 		covered := false
@@ -147,11 +152,23 @@ const (
 const (
 	restRegrowShift   = 0.15
 	restRegrowOutside = 0.03
+	restPlacedShift   = 0.22
 )
 
+// restNarrowFace: an unread face of one die's area narrower than this
+// many die edges across, or than this share of its length, is seen only
+// in part (the rest lies on print of its colour, or print of another
+// colour lengthens it) even when its outline is square enough to pass.
+const restNarrowFace = 0.9
+
 // restPartialArea: a face covering less than this many die areas is only
-// partly seen against the background (see readPips).
-const restPartialArea = 0.8
+// partly seen against the background (see readPips). A regrown region
+// down to restPlacedArea die areas, or a square filled down to that, may
+// still be read as a face placed on its pips (see regrow).
+const (
+	restPartialArea = 0.8
+	restPlacedArea  = 0.5
+)
 
 // regrow reads again what stood out from the empty table only in part or
 // in fragments, typically a red die lying partly on red print: pixels
@@ -162,7 +179,7 @@ const restPartialArea = 0.8
 // die, not a cocked one), and reads a value on both cues with every white
 // mark near it counted; anything else is dropped, and the caller keeps
 // what the strict pass saw.
-func regrow(left [][]int, dist []uint8, done []restDie, fr bgrPatch, edge float64) []restDie {
+func regrow(left [][]int, dist []uint8, done []restDie, fr, bg bgrPatch, edge float64) []restDie {
 	w, h := fr.w, fr.h
 	m := make([]bool, w*h)
 	pad := int(math.Ceil(0.6 * edge))
@@ -198,7 +215,10 @@ func regrow(left [][]int, dist []uint8, done []restDie, fr bgrPatch, edge float6
 	var out []restDie
 	for _, c := range components(m, w, h) {
 		a := float64(len(c)) / dieArea
-		if a < restPartialArea || a > 2.2 {
+		if a < restPlacedArea || a > 2.2 {
+			if debugRead && a > 0.2 {
+				fmt.Fprintf(os.Stderr, "restread: regrown region of %.2f die areas dropped\n", a)
+			}
 			continue // not a die, or more than one
 		}
 		d, cover, outside := fitSquare(c, dist, w, edge)
@@ -207,8 +227,12 @@ func regrow(left [][]int, dist []uint8, done []restDie, fr bgrPatch, edge float6
 		}
 		// The square must be mostly filled (as much as a face the first
 		// pass would read: a die on print of its own colour stands out
-		// mainly at its dark rim and pips).
-		if cover < restPartialArea {
+		// mainly at its dark rim and pips). A die lying wholly on print of
+		// its colour may stand out at little more than its pips: it is
+		// read as a face placed on its pips (d.placed), on stricter terms
+		// below.
+		d.placed = a < restPartialArea || cover < restPartialArea
+		if cover < restPlacedArea {
 			continue
 		}
 		shift := centreOnPips(&d, fr, dist, edge)
@@ -229,7 +253,24 @@ func regrow(left [][]int, dist []uint8, done []restDie, fr bgrPatch, edge float6
 		// or 0.03 stays as the first pass saw it. (The move limit also
 		// keeps a lone mark from being read as a one just because
 		// centring put it in the middle: it may be one pip of a two.)
-		if shift > restRegrowShift*edge || outside > restRegrowOutside {
+		// A face placed on its pips was first fitted to little more than
+		// them, so its move onto them says less: flat dice read that way
+		// on generated sessions (seeds 5 and 8) moved up to 0.20 edges.
+		// It may move up to restPlacedShift; nothing may stand out past
+		// it, and every white mark near it must be counted (below), which
+		// a cocked die's side face would break.
+		maxShift := restRegrowShift
+		if d.placed {
+			maxShift = restPlacedShift
+		}
+		if shift > maxShift*edge || outside > restRegrowOutside {
+			continue
+		}
+		// A face placed on its pips has only them to be placed by: a pip
+		// on white print would not stand out from the empty table to be
+		// counted among the marks, and a two with one pip there could be
+		// read as a one. Such a face is read only with no white print near.
+		if d.placed && whitePrintNear(d, bg, edge) {
 			continue
 		}
 		if d.value != 0 && allMarksCounted(d, fr, dist, edge) {
@@ -285,6 +326,21 @@ func allMarksCounted(d restDie, fr bgrPatch, dist []uint8, edge float64) bool {
 		}
 	}
 	return true
+}
+
+// whitePrintNear reports whether the empty table has white (print as
+// bright as a pip) within 0.75 die edges of a face's centre.
+func whitePrintNear(d restDie, bg bgrPatch, edge float64) bool {
+	lx, ly := d.cx-float64(bg.x0), d.cy-float64(bg.y0)
+	r := 0.75 * edge
+	for y := max(0, int(ly-r)); y <= min(bg.h-1, int(ly+r)); y++ {
+		for x := max(0, int(lx-r)); x <= min(bg.w-1, int(lx+r)); x++ {
+			if b, g, rr := bg.at(x, y); min(b, g, rr) >= restWhite {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // restWhite: a white mark's least channel reaches it. The pip cores of the
@@ -790,7 +846,7 @@ func readPips(d *restDie, fr bgrPatch, edge float64) {
 	// at a chip's edge): the pips found may be some of them, so a one could
 	// be half a two. Right reads on generated sessions cover 0.89 to 1.2
 	// die areas; cut at 0.8.
-	partial := float64(d.area) < restPartialArea*edge*edge
+	partial := !d.placed && float64(d.area) < restPartialArea*edge*edge
 	if n < 1 || n > 6 || contrast < 40 || odd || partial {
 		if debugRead {
 			fmt.Fprintln(os.Stderr)
@@ -994,6 +1050,11 @@ const (
 // little out of square while it is one die's area and its pips fit their
 // layout (a read value).
 func restFlat(d restDie, size, minFlat float64) bool {
+	if d.placed && d.value != 0 {
+		// Its outline is not seen; it passed regrow's cocked tests (on
+		// its pips, nothing standing out past its square).
+		return true
+	}
 	if d.flatness >= minFlat {
 		return true
 	}
