@@ -25,6 +25,7 @@ import (
 func init() {
 	checkOff = os.Getenv("DICEWATCH_NO_CHECK") != ""
 	rowCutOff = os.Getenv("DICEWATCH_NO_ROWCUT") != ""
+	latOffOff = os.Getenv("DICEWATCH_NO_LATOFF") != ""
 	if os.Getenv("DICEWATCH_CHECK_LOG") != "" {
 		checkTrace = func(d *Detection, ci checkInfo) {
 			fmt.Fprintf(os.Stderr, "CHECK\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%.3f\n", d.CX, d.CY, d.Confidence, ci.sizeRel, ci.pipRel, ci.colSpread, ci.reason, ci.pipOff)

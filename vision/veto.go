@@ -142,7 +142,9 @@ func (r *Reader) veto(fr bgrImage, fv faceValue, d *Detection) bool {
 //     the right ones at 0.88 and up for 99% of them. Not without a known
 //     size: byler_d6's photos mix dice of several sizes and pip spacings
 //     in one frame, and a tenth of their right 2s and 3s measure under
-//     0.78 of their frame's median.
+//     0.78 of their frame's median. With a known size, a value whose
+//     layout the check does not find again (read on another pip map)
+//     enters the frame's median with its read's own layout offset.
 //   - Every pip of a face is of one paint: a mark of another colour (a
 //     neighbour's pip, a chip's pattern) completing the layout withholds
 //     the value (maxColSpread).
@@ -190,6 +192,10 @@ const minFrameRowRel = 0.78
 // rowCutOff (tests) turns the cut of minFrameRowRel off, for
 // before-and-after figures.
 var rowCutOff bool
+
+// latOffOff (tests) leaves out the read's own layout offset where the
+// check found none (see readCandidate).
+var latOffOff bool
 
 // checkRec is what the check kept of one value for framePipCheck: the
 // layout offset it measured (0: none) and whether the candidate was weak.
