@@ -480,7 +480,9 @@ type stillFloor struct {
 // they were last raised, less about one die's worth (the stills are the
 // same every run). The bar, printed beside the figures, is far
 // above most of them. Raise them as the reader improves, never lower
-// them. Wrong values among the clean dice are held to the 1%.
+// them. Wrong values among the clean dice were held to the 1%;
+// since session 9 to what these stills measure (calibrated none of 189,
+// uncalibrated one of 158).
 // Lowered once, on purpose: the segmentation's outline regions and second
 // background look (byler recall 87.2% -> 93.2%, precision 95.4% -> 97.5%)
 // find more false candidates on the stills' wood, felt and cloth
@@ -497,10 +499,10 @@ type stillFloor struct {
 // of the 189 clean dice (now 14); the stacked dice truly past the cut
 // are caught as before (15 of 22), held by minBigStacked.
 var stillFloors = map[string]stillFloor{
-	"calibrated": {minRecall: 0.48, minPrecision: 0.54, minValue: 0.88, maxWrong: 0.01,
+	"calibrated": {minRecall: 0.48, minPrecision: 0.54, minValue: 0.88, maxWrong: 0.001,
 		minCocked: 0.34, maxFalseCock: 0.12, minStacked: 0.54, maxConfidentWrong: 0,
 		minBigStacked: 0.68, maxFalseStacked: 0.075},
-	"uncalibrated": {minRecall: 0.43, minPrecision: 0.39, minValue: 0.83, maxWrong: 0.01,
+	"uncalibrated": {minRecall: 0.43, minPrecision: 0.39, minValue: 0.83, maxWrong: 0.0065,
 		minCocked: 0.41, maxFalseCock: 0.14, minStacked: 0.24, maxConfidentWrong: 0,
 		minBigStacked: 0.26, maxFalseStacked: 0.065},
 }

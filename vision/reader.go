@@ -534,7 +534,16 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		if fb, ok := faceAroundPips(fr, blob, fv.pipBox, c.edge); ok && !pipsOnly {
 			d.Box = fb.Add(roi.Min).Intersect(roi)
 		}
-		r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: r.lastPipOff, weak: c.weak,
+		off := r.lastPipOff
+		if off == 0 && r.knownSize() && !latOffOff && fv.value >= 2 && fv.lv == fv.value {
+			// The check did not find the layout again on the face's
+			// colour-distance map (the value was read on another
+			// map): the read's own fit gives its offset, for the
+			// frame's pip check. Only with a known die size, as that
+			// check's spacing cut for 2s and 3s.
+			off = fv.lat.scale
+		}
+		r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: off, weak: c.weak,
 			shrunk: shrunk, weakCue: fv.lscore < 1 || fv.nccScore < 1, larger: r.lastLarger}
 	} else if shrunk {
 		// No value, and the face the pip reader settled on is much

@@ -20,9 +20,12 @@ import (
 // measured on every value it looked at.
 //
 // DICEWATCH_NO_CHECK (any value) turns the consistency check off in every
-// test, for before-and-after figures.
+// test, for before-and-after figures; DICEWATCH_NO_ROWCUT only its cut of
+// 2s and 3s at a larger face's pip spacing (minFrameRowRel).
 func init() {
 	checkOff = os.Getenv("DICEWATCH_NO_CHECK") != ""
+	rowCutOff = os.Getenv("DICEWATCH_NO_ROWCUT") != ""
+	latOffOff = os.Getenv("DICEWATCH_NO_LATOFF") != ""
 	if os.Getenv("DICEWATCH_CHECK_LOG") != "" {
 		checkTrace = func(d *Detection, ci checkInfo) {
 			fmt.Fprintf(os.Stderr, "CHECK\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%.3f\n", d.CX, d.CY, d.Confidence, ci.sizeRel, ci.pipRel, ci.colSpread, ci.reason, ci.pipOff)
