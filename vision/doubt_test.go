@@ -33,6 +33,8 @@ func TestDoubts(t *testing.T) {
 		{"a 5 with a cue short", []Detection{die(50, 50, 5, 0.95, 1)}, checkRec{weakCue: true}, doubtsToCap},
 		{"a 2 on a weak candidate", []Detection{die(50, 50, 2, 0.95, 1)}, checkRec{weak: true}, 2},
 		{"a 4 in a larger layout", []Detection{die(50, 50, 4, 0.95, 1)}, checkRec{larger: true}, doubtsToCap},
+		{"a 3 whose pips differ in colour", []Detection{die(50, 50, 3, 0.95, 1)}, checkRec{colSpread: 0.55}, doubtsToCap},
+		{"a 3 whose pips are alike", []Detection{die(50, 50, 3, 0.95, 1)}, checkRec{colSpread: 0.3}, 0},
 	}
 	for _, tc := range cases {
 		if got := doubts(tc.dets, 0, tc.rec); got != tc.want {
@@ -71,6 +73,10 @@ func TestConfidentlyWrongStills(t *testing.T) {
 		{892, false, 11}, {957, false, 5}, {1002, false, 2}, {1112, false, 8}, {1369, false, 3},
 		{1467, false, 6}, {1503, false, 3}, {1554, false, 4}, {1582, false, 8}, {1583, false, 5},
 		{1607, false, 3}, {1966, false, 6}, {1577, true, 3}, {473, false, 6},
+		// Found on the never-seen seeds 4000..5999 (session 9): a marbled
+		// blue 2 read as 3, a light streak taken for the centre pip
+		// (doubtColSpread).
+		{5340, true, 7},
 	}
 	plain := NewReader(ReaderOptions{})
 	defer plain.Close()

@@ -99,18 +99,21 @@ type Reader struct {
 	// layout offset the last check measured.
 	checked    map[[2]float64]checkRec
 	lastPipOff float64
-	lastLarger bool
-	distBuf    []float32
-	cellBuf    []int32
-	colBuf     []int32
-	gradBuf    []uint8
-	colourBuf  []int32
-	statBuf    []int32
-	ccl        cclScratch
-	seen       []int32
-	runBuf     []uint16
-	ownBuf     []int32
-	looks      []look
+	// lastColSpread: the check's pip colour spread for the value last
+	// checked, for doubtCap.
+	lastColSpread float64
+	lastLarger    bool
+	distBuf       []float32
+	cellBuf       []int32
+	colBuf        []int32
+	gradBuf       []uint8
+	colourBuf     []int32
+	statBuf       []int32
+	ccl           cclScratch
+	seen          []int32
+	runBuf        []uint16
+	ownBuf        []int32
+	looks         []look
 	// rest: the regions of the last detect's labels (in r.lab, at scale
 	// detSc, die edge detEdge there) that restCands looks at again.
 	rest      []restComp
@@ -509,7 +512,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		d.PipBox = fv.pipBox.Add(roi.Min).Intersect(roi)
 	}
 	d.Confidence = fv.conf
-	r.lastPipOff, r.lastLarger = 0, false
+	r.lastPipOff, r.lastLarger, r.lastColSpread = 0, false, 0
 	if candTrace != nil {
 		candTrace(blob, fv, shrunk)
 	}
@@ -544,7 +547,8 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 			off = fv.lat.scale
 		}
 		r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: off, weak: c.weak,
-			shrunk: shrunk, weakCue: fv.lscore < 1 || fv.nccScore < 1, larger: r.lastLarger}
+			shrunk: shrunk, weakCue: fv.lscore < 1 || fv.nccScore < 1, larger: r.lastLarger,
+			colSpread: r.lastColSpread}
 	} else if shrunk {
 		// No value, and the face the pip reader settled on is much
 		// smaller than the die's footprint: with no pips read to back

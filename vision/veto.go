@@ -208,6 +208,8 @@ type checkRec struct {
 	shrunk, weakCue bool
 	// larger: a 3 or a 4 with a larger face's layout around it.
 	larger bool
+	// colSpread: the check's pip colour spread (0 when not measured).
+	colSpread float64
 }
 
 // framePipCheck caps the confidence of the values of dice not flat, and
@@ -314,7 +316,7 @@ func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
 		}
 		ci.colSpread = spread
 	}
-	r.lastPipOff = ci.pipOff
+	r.lastPipOff, r.lastColSpread = ci.pipOff, ci.colSpread
 	switch {
 	case ci.pipRel > 0 && ci.pipRel < minPipRel:
 		ci.reason = "layout smaller than the die's"
