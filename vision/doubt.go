@@ -68,8 +68,8 @@ import "math"
 // that is not a pip. Found on the never-seen stills 4000..5999 in session
 // 9: a marbled blue 2 read as a 3 at confidence 1, calibrated, a light
 // streak in the marble taken for the centre pip (spread 0.55). On byler_d6
-// and matteo_webcam it capped no value at 0.95 or more; on 2,000 stills
-// (seeds 0..1999) it moved no wrong value (see the README's figures).
+// and matteo_webcam it capped no value at 0.95 or more. Like every doubt
+// it changes no value, only the confidence.
 //
 // Tried and left out, both withholding values rather than capping them:
 //

@@ -390,7 +390,10 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 				// reported, its value withheld; its size is the end
 				// square's (the frame's typical die), as for a pair
 				// whose two faces read: the region's is two dice's.
+				// Nothing shows the die lies flat, so it is not
+				// called flat, whatever the region's outline measures.
 				found[0].Value, found[0].Confidence = 0, 0
+				found[0].Flat = false
 			}
 		}
 		if lg.parent >= 0 && !own {
