@@ -60,6 +60,9 @@ type faceScratch struct {
 	noChroma bool
 	// keepRect has readAt read the rectangle as given, without refine.
 	keepRect bool
+	// localThr has blobs threshold each pixel against its own
+	// neighbourhood's strongest response (localBin).
+	localThr bool
 	g1       [faceN * faceN]float64
 	g2       [faceN * faceN]float64
 	tmp      [faceN * faceN]float64
@@ -442,6 +445,23 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 	// the gradients did not.
 	for _, ct := range s.pipTurn(fr, fv.c) {
 		if f, ok := secondTurned(s.read1(fr, ct)); ok {
+			return f
+		}
+	}
+	// Pips of uneven contrast across the face (light falling off across
+	// it, glare on part of it, a marbled body): blobs thresholded against
+	// their own neighbourhood, in the first rectangle and the outline's.
+	// Only a 5 or a 6 may be given so: a face with pips missed reads as
+	// a smaller one (a 5 less two corners is a 3 on the stills, a 6
+	// less a row a 4), and no face holds a 5's or a 6's pips and more.
+	s.localThr = true
+	defer func() { s.localThr = false }()
+	for i, cl := range []candidate{c, cs} {
+		if i == 1 && !silOK {
+			continue
+		}
+		f := allMaps(cl)
+		if f, ok := second(f); ok && f.value >= 5 && laterAgrees(fv.value, f.value) {
 			return f
 		}
 	}
@@ -1097,6 +1117,10 @@ func (s *faceScratch) blobs() (centres [][2]float64, junk bool) {
 		s.bin[i] = false
 		s.lab[i] = 0
 	}
+	if s.localThr {
+		s.localBin(peak)
+		return s.components()
+	}
 	for y := faceMargin; y < faceN-faceMargin; y++ {
 		for x := faceMargin; x < faceN-faceMargin; x++ {
 			s.bin[y*faceN+x] = s.dog[y*faceN+x] > thr
@@ -1104,6 +1128,52 @@ func (s *faceScratch) blobs() (centres [][2]float64, junk bool) {
 	}
 	return s.components()
 }
+
+// localReach is the half-width (patch pixels) of the neighbourhood whose
+// strongest response a pip is thresholded against in localBin: less
+// than the distance between neighbouring pips (about 8.5 at the usual
+// reach), more than a pip's radius.
+const localReach = 4
+
+// localBin sets s.bin to the inner pixels above half the strongest
+// difference of blurs in their own neighbourhood (a square localReach
+// each way), and above pipLocalFloor of the face's strongest (peak) and
+// pipMinContrast: a pip faded by the light's fall across the face or a
+// glare keeps its own shape, where one threshold for the face cuts it
+// away (below 0.4 of the strongest pip) or merges the strong ones.
+func (s *faceScratch) localBin(peak float64) {
+	floor := max(pipLocalFloor*peak, pipMinContrast)
+	// Separable max filter over the inner part: rows into tmp, then
+	// columns.
+	lo, hi := faceMargin, faceN-faceMargin
+	for y := lo; y < hi; y++ {
+		for x := lo; x < hi; x++ {
+			m := math.Inf(-1)
+			for xx := max(lo, x-localReach); xx < min(hi, x+localReach+1); xx++ {
+				m = max(m, s.dog[y*faceN+xx])
+			}
+			s.tmp[y*faceN+x] = m
+		}
+	}
+	for y := lo; y < hi; y++ {
+		for x := lo; x < hi; x++ {
+			m := math.Inf(-1)
+			for yy := max(lo, y-localReach); yy < min(hi, y+localReach+1); yy++ {
+				m = max(m, s.tmp[yy*faceN+x])
+			}
+			v := s.dog[y*faceN+x]
+			s.bin[y*faceN+x] = v > floor && v > pipLocalRel*m
+		}
+	}
+}
+
+// pipLocalFloor is the least share of the face's strongest pip response
+// localBin keeps.
+const pipLocalFloor = 0.2
+
+// pipLocalRel is the share of its neighbourhood's strongest response a
+// pixel must pass in localBin.
+const pipLocalRel = 0.5
 
 // components labels s.bin and returns the centres of its pip-like blobs.
 func (s *faceScratch) components() (centres [][2]float64, junk bool) {
