@@ -62,6 +62,10 @@ func TestLocalLookByler(t *testing.T) {
 		{"IMG_20191208_112010.jpg", 1},
 		{"IMG_20191208_112332.jpg", 12},
 		{"IMG_20191208_112458.jpg", 4},
+		// These two read only in the first look's rectangle as refine
+		// left it.
+		{"IMG_20191208_112205.jpg", 1},
+		{"IMG_20191209_100229.jpg", 4},
 	}
 	r := NewReader(ReaderOptions{})
 	defer r.Close()

@@ -450,13 +450,14 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 	}
 	// Pips of uneven contrast across the face (light falling off across
 	// it, glare on part of it, a marbled body): blobs thresholded against
-	// their own neighbourhood, in the first rectangle and the outline's.
+	// their own neighbourhood, in the first rectangle, the outline's and
+	// the first look's as refine left it (or re-centred on its pips).
 	// Only a 5 or a 6 may be given so: a face with pips missed reads as
 	// a smaller one (a 5 less two corners is a 3 on the stills, a 6
 	// less a row a 4), and no face holds a 5's or a 6's pips and more.
 	s.localThr = true
 	defer func() { s.localThr = false }()
-	for i, cl := range []candidate{c, cs} {
+	for i, cl := range []candidate{c, cs, cur.c} {
 		if i == 1 && !silOK {
 			continue
 		}
