@@ -1173,24 +1173,37 @@ func (s *faceScratch) localBin(peak float64) {
 	floor := max(pipLocalFloor*peak, pipMinContrast)
 	// Separable max filter over the inner part: rows into tmp, then
 	// columns.
+	// (Plain comparisons: the values are finite, and a signed zero does
+	// not change a threshold's outcome.)
 	lo, hi := faceMargin, faceN-faceMargin
 	for y := lo; y < hi; y++ {
+		row := s.dog[y*faceN : (y+1)*faceN]
 		for x := lo; x < hi; x++ {
-			m := math.Inf(-1)
-			for xx := max(lo, x-localReach); xx < min(hi, x+localReach+1); xx++ {
-				m = max(m, s.dog[y*faceN+xx])
+			x0, x1 := max(lo, x-localReach), min(hi, x+localReach+1)
+			m := row[x0]
+			for _, v := range row[x0+1 : x1] {
+				if v > m {
+					m = v
+				}
 			}
 			s.tmp[y*faceN+x] = m
 		}
 	}
 	for y := lo; y < hi; y++ {
+		y0, y1 := max(lo, y-localReach), min(hi, y+localReach+1)
 		for x := lo; x < hi; x++ {
-			m := math.Inf(-1)
-			for yy := max(lo, y-localReach); yy < min(hi, y+localReach+1); yy++ {
-				m = max(m, s.tmp[yy*faceN+x])
-			}
 			v := s.dog[y*faceN+x]
-			s.bin[y*faceN+x] = v > floor && v > pipLocalRel*m
+			if v <= floor {
+				s.bin[y*faceN+x] = false
+				continue
+			}
+			m := s.tmp[y0*faceN+x]
+			for yy := y0 + 1; yy < y1; yy++ {
+				if t := s.tmp[yy*faceN+x]; t > m {
+					m = t
+				}
+			}
+			s.bin[y*faceN+x] = v > pipLocalRel*m
 		}
 	}
 }
