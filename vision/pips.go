@@ -60,6 +60,9 @@ type faceScratch struct {
 	noChroma bool
 	// keepRect has readAt read the rectangle as given, without refine.
 	keepRect bool
+	// localThr has blobs threshold each pixel against its own
+	// neighbourhood's strongest response (localBin).
+	localThr bool
 	g1       [faceN * faceN]float64
 	g2       [faceN * faceN]float64
 	tmp      [faceN * faceN]float64
@@ -445,7 +448,52 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 			return f
 		}
 	}
+	// Pips of uneven contrast across the face (light falling off across
+	// it, glare on part of it, a marbled body): blobs thresholded against
+	// their own neighbourhood, in the first rectangle, the outline's and
+	// the first look's as refine left it (or re-centred on its pips).
+	// Only a 5 or a 6 may be given so: a face with pips missed reads as
+	// a smaller one (a 5 less two corners is a 3 on the stills, a 6
+	// less a row a 4), and no face holds a 5's or a 6's pips and more.
+	s.localThr = true
+	defer func() { s.localThr = false }()
+	for i, cl := range []candidate{c, cs, cur.c} {
+		if i == 1 && !silOK {
+			continue
+		}
+		if !s.localHope(fr, cl) {
+			continue
+		}
+		f := allMaps(cl)
+		if f, ok := second(f); ok && f.value >= 5 && laterAgrees(fv.value, f.value) {
+			return f
+		}
+	}
 	return fv
+}
+
+// localHope reports whether blobs thresholded against their own
+// neighbourhood (s.localThr set) number five or six on the colour
+// distance, the hue or the redness map of the rectangle as it is: the
+// neighbourhood look gives only a 5 or a 6, and this is far cheaper than
+// the look. (On byler_d6 every face the look read passed on one of
+// these three maps; the darkness and body-to-pip colour maps passed
+// faces it did not read.)
+func (s *faceScratch) localHope(fr bgrImage, c candidate) bool {
+	s.sample(fr, c)
+	s.pipMap()
+	five := func() bool {
+		b, _ := s.blobs()
+		return len(b) >= 5 && len(b) <= 6
+	}
+	if five() {
+		return true
+	}
+	s.pipChromaMap()
+	if five() {
+		return true
+	}
+	return s.pipRedMap() && five()
 }
 
 // trims reports whether refine changes the candidate's rectangle (when it
@@ -1097,6 +1145,10 @@ func (s *faceScratch) blobs() (centres [][2]float64, junk bool) {
 		s.bin[i] = false
 		s.lab[i] = 0
 	}
+	if s.localThr {
+		s.localBin(peak)
+		return s.components()
+	}
 	for y := faceMargin; y < faceN-faceMargin; y++ {
 		for x := faceMargin; x < faceN-faceMargin; x++ {
 			s.bin[y*faceN+x] = s.dog[y*faceN+x] > thr
@@ -1104,6 +1156,65 @@ func (s *faceScratch) blobs() (centres [][2]float64, junk bool) {
 	}
 	return s.components()
 }
+
+// localReach is the half-width (patch pixels) of the neighbourhood whose
+// strongest response a pip is thresholded against in localBin: less
+// than the distance between neighbouring pips (about 8.5 at the usual
+// reach), more than a pip's radius.
+const localReach = 4
+
+// localBin sets s.bin to the inner pixels above half the strongest
+// difference of blurs in their own neighbourhood (a square localReach
+// each way), and above pipLocalFloor of the face's strongest (peak) and
+// pipMinContrast: a pip faded by the light's fall across the face or a
+// glare keeps its own shape, where one threshold for the face cuts it
+// away (below 0.4 of the strongest pip) or merges the strong ones.
+func (s *faceScratch) localBin(peak float64) {
+	floor := max(pipLocalFloor*peak, pipMinContrast)
+	// Separable max filter over the inner part: rows into tmp, then
+	// columns.
+	// (Plain comparisons: the values are finite, and a signed zero does
+	// not change a threshold's outcome.)
+	lo, hi := faceMargin, faceN-faceMargin
+	for y := lo; y < hi; y++ {
+		row := s.dog[y*faceN : (y+1)*faceN]
+		for x := lo; x < hi; x++ {
+			x0, x1 := max(lo, x-localReach), min(hi, x+localReach+1)
+			m := row[x0]
+			for _, v := range row[x0+1 : x1] {
+				if v > m {
+					m = v
+				}
+			}
+			s.tmp[y*faceN+x] = m
+		}
+	}
+	for y := lo; y < hi; y++ {
+		y0, y1 := max(lo, y-localReach), min(hi, y+localReach+1)
+		for x := lo; x < hi; x++ {
+			v := s.dog[y*faceN+x]
+			if v <= floor {
+				s.bin[y*faceN+x] = false
+				continue
+			}
+			m := s.tmp[y0*faceN+x]
+			for yy := y0 + 1; yy < y1; yy++ {
+				if t := s.tmp[yy*faceN+x]; t > m {
+					m = t
+				}
+			}
+			s.bin[y*faceN+x] = v > pipLocalRel*m
+		}
+	}
+}
+
+// pipLocalFloor is the least share of the face's strongest pip response
+// localBin keeps.
+const pipLocalFloor = 0.2
+
+// pipLocalRel is the share of its neighbourhood's strongest response a
+// pixel must pass in localBin.
+const pipLocalRel = 0.5
 
 // components labels s.bin and returns the centres of its pip-like blobs.
 func (s *faceScratch) components() (centres [][2]float64, junk bool) {
