@@ -214,6 +214,15 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 			}
 		case !tr.Flat:
 			rt.cockedN++
+			// DICEWATCH_SCENE_NEAR=1: every cocked die's evidence, to see
+			// how near the cuts the caught ones came.
+			if os.Getenv("DICEWATCH_SCENE_NEAR") != "" {
+				if d.Value != 0 && d.SizeRatio < 1.16 {
+					writeSceneCrop(frame, bg, rt.seed, th.Throw, tr, dieAt)
+				}
+				t.Logf("near cocked: throw %d die %d value %d read %d flat %v flatness %.2f size %.2f tilt %.1f off %.3f chips %v wall %v style %s zone %s",
+					th.Throw, tr.Die, g.value, d.Value, d.Flat, d.Flatness, d.SizeRatio, tr.TiltDeg, d.pipOff, tr.TouchesChips, tr.AgainstWall, tr.Style, tr.Zone)
+			}
 			if !d.Flat {
 				rt.cockedFlagged++
 			}
@@ -226,6 +235,10 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 			}
 		default:
 			rt.flatN++
+			if os.Getenv("DICEWATCH_SCENE_NEAR") != "" && (d.Flatness < 0.85 || d.SizeRatio > 1.03 || tr.TouchesChips || d.pipOff > 0.08) {
+				t.Logf("near flat: throw %d die %d value %d read %d flat %v flatness %.2f size %.2f off %.3f chips %v wall %v style %s zone %s",
+					th.Throw, tr.Die, g.value, d.Value, d.Flat, d.Flatness, d.SizeRatio, d.pipOff, tr.TouchesChips, tr.AgainstWall, tr.Style, tr.Zone)
+			}
 			if !d.Flat || d.SizeRatio >= stackCut {
 				rt.falseCocked++
 				t.Logf("at-rest false no-roll: throw %d (%s) die %d value %d read %d (flat %v, flatness %.2f, size %.2f) at %v, zone %s, style %s; %s",

@@ -34,4 +34,7 @@ type Detection struct {
 	// across the turn). Zero when no value was read or the value has a
 	// single pip.
 	latReach float64
+	// pipOff is how far the counted pips' centre lies from the face's
+	// centre, in die edges (the at-rest reader; 0 when no value was read).
+	pipOff float64
 }
