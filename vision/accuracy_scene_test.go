@@ -169,8 +169,12 @@ func TestAccuracyScenes(t *testing.T) {
 type restTally struct {
 	tl                                                                         tally
 	flatN, falseCocked, cockedN, cockedFlagged, cockedNoRoll, stackN, stackHit int
-	underN                                                                     int
-	seed                                                                       int64
+	// cockedValid, stackValid: cocked or stacked dice that would leave a
+	// valid roll: no no-roll evidence and a value at rules' minimum
+	// confidence (an unread die is a no roll too, as unreadable).
+	cockedValid, stackValid int
+	underN                  int
+	seed                    int64
 }
 
 // add reads one throw's at-rest frame and scores it.
@@ -208,6 +212,9 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 			if d.SizeRatio >= stackCut {
 				rt.stackHit++
 			} else {
+				if d.Flat && d.Value != 0 && d.Confidence >= rules.DefaultMinConfidence {
+					rt.stackValid++
+				}
 				writeSceneCrop(frame, bg, rt.seed, th.Throw, tr, dieAt)
 				t.Logf("at-rest stacked under the cut: throw %d (%s) die %d value %d read %d (flat %v, flatness %.2f, size %.2f, truth size %.2f) at %v, zone %s, style %s; %s",
 					th.Throw, th.Kind, tr.Die, g.value, d.Value, d.Flat, d.Flatness, d.SizeRatio, tr.SizeRatio, d.Box, tr.Zone, tr.Style, nearDie(tr, dt, dets, p[1]))
@@ -229,6 +236,9 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 			if !d.Flat || d.SizeRatio >= stackCut {
 				rt.cockedNoRoll++
 			} else {
+				if d.Value != 0 && d.Confidence >= rules.DefaultMinConfidence {
+					rt.cockedValid++
+				}
 				writeSceneCrop(frame, bg, rt.seed, th.Throw, tr, dieAt)
 				t.Logf("at-rest cocked without no-roll evidence: throw %d (%s) die %d value %d read %d (flatness %.2f, size %.2f, tilt %.1f, truth size %.2f) at %v, zone %s, style %s; %s",
 					th.Throw, th.Kind, tr.Die, g.value, d.Value, d.Flatness, d.SizeRatio, tr.TiltDeg, tr.SizeRatio, d.Box, tr.Zone, tr.Style, nearDie(tr, dt, dets, p[1]))
@@ -274,6 +284,8 @@ func (rt *restTally) log(t *testing.T, n int) {
 	t.Logf("at-rest cocked: called not flat %.2f%% (%d/%d), no-roll evidence (not flat or size >= %.2f) %.2f%% (%d/%d); flat dice with such evidence %.2f%% (%d/%d); stacked size >= %.2f %.2f%% (%d/%d)",
 		100*ratio(rt.cockedFlagged, rt.cockedN), rt.cockedFlagged, rt.cockedN, stackCut, 100*ratio(rt.cockedNoRoll, rt.cockedN), rt.cockedNoRoll, rt.cockedN,
 		100*ratio(rt.falseCocked, rt.flatN), rt.falseCocked, rt.flatN, stackCut, 100*ratio(rt.stackHit, rt.stackN), rt.stackHit, rt.stackN)
+	t.Logf("at-rest: cocked dice that would leave a valid roll (no no-roll evidence, a value at confidence >= %.2f) %d of %d; stacked dice likewise %d of %d",
+		rules.DefaultMinConfidence, rt.cockedValid, rt.cockedN, rt.stackValid, rt.stackN)
 	// What held on 2,000 throws and matters most: no flat die read wrong,
 	// and every cocked or stacked die carrying no-roll evidence.
 	if w := vt.wrong(); w > 0 {
