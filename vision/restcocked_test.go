@@ -1,14 +1,10 @@
 package vision
 
 import (
-	"fmt"
-	"image"
 	"math"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"gocv.io/x/gocv"
 )
 
 // TestRestCockedPipsOffCentre reads cocked dice leaning on chips or a wall
@@ -29,22 +25,8 @@ func TestRestCockedPipsOffCentre(t *testing.T) {
 	}
 	read := 0
 	for _, fn := range frs {
-		base := strings.TrimSuffix(fn, "-fr.png")
-		name := filepath.Base(base)
-		var edge float64
-		parts := strings.Split(name, "-")
-		if _, err := fmt.Sscanf(parts[len(parts)-1], "e%g", &edge); err != nil || !(edge > 0) {
-			t.Fatalf("%s: not a crop pair named ...-eEDGE", fn)
-		}
-		fm := gocv.IMRead(fn, gocv.IMReadColor)
-		bm := gocv.IMRead(base+"-bg.png", gocv.IMReadColor)
-		fp, ok1 := patchOf(fm, image.Rect(0, 0, fm.Cols(), fm.Rows()))
-		bp, ok2 := patchOf(bm, image.Rect(0, 0, bm.Cols(), bm.Rows()))
-		fm.Close()
-		bm.Close()
-		if !ok1 || !ok2 {
-			t.Fatalf("%s: unreadable crop pair", fn)
-		}
+		name := filepath.Base(strings.TrimSuffix(fn, "-fr.png"))
+		fp, bp, _, edge := loadCropPair(t, fn)
 		cx, cy := float64(fp.w)/2, float64(fp.h)/2
 		for _, rd := range readRest(fp, bp, edge) {
 			if math.Abs(rd.cx-cx) >= edge || math.Abs(rd.cy-cy) >= edge || rd.value == 0 {

@@ -144,6 +144,30 @@ func TestRestReadCrops(t *testing.T) {
 	readCrops(t, dir)
 }
 
+// loadCropPair loads a crop NAME-fr.png (fn) and its empty-table crop
+// NAME-bg.png, and the true value and die edge the name ends with
+// (...-vV-eEDGE).
+func loadCropPair(t *testing.T, fn string) (fr, bg bgrPatch, v int, edge float64) {
+	t.Helper()
+	base := strings.TrimSuffix(fn, "-fr.png")
+	parts := strings.Split(filepath.Base(base), "-")
+	if len(parts) < 2 {
+		t.Fatalf("%s: not a crop pair named ...-vV-eEDGE", fn)
+	}
+	fmt.Sscanf(parts[len(parts)-2], "v%d", &v)
+	fmt.Sscanf(parts[len(parts)-1], "e%g", &edge)
+	fm := gocv.IMRead(fn, gocv.IMReadColor)
+	bm := gocv.IMRead(base+"-bg.png", gocv.IMReadColor)
+	fr, ok1 := patchOf(fm, image.Rect(0, 0, fm.Cols(), fm.Rows()))
+	bg, ok2 := patchOf(bm, image.Rect(0, 0, bm.Cols(), bm.Rows()))
+	fm.Close()
+	bm.Close()
+	if !ok1 || !ok2 || v < 1 || v > 6 || !(edge > 0) {
+		t.Fatalf("%s: not a crop pair named ...-vV-eEDGE", fn)
+	}
+	return fr, bg, v, edge
+}
+
 // readCrops reads each NAME-fr.png in dir against its NAME-bg.png and
 // returns the truth and the value read (0: unreadable) by crop name; a
 // wrong value is an error.
@@ -157,20 +181,7 @@ func readCrops(t *testing.T, dir string) map[string]cropRead {
 	var right, wrong, none int
 	for _, fn := range frs {
 		base := strings.TrimSuffix(fn, "-fr.png")
-		var v int
-		var edge float64
-		parts := strings.Split(filepath.Base(base), "-")
-		fmt.Sscanf(parts[len(parts)-2], "v%d", &v)
-		fmt.Sscanf(parts[len(parts)-1], "e%g", &edge)
-		fm := gocv.IMRead(fn, gocv.IMReadColor)
-		bm := gocv.IMRead(base+"-bg.png", gocv.IMReadColor)
-		fp, ok1 := patchOf(fm, image.Rect(0, 0, fm.Cols(), fm.Rows()))
-		bp, ok2 := patchOf(bm, image.Rect(0, 0, bm.Cols(), bm.Rows()))
-		fm.Close()
-		bm.Close()
-		if !ok1 || !ok2 || v < 1 || v > 6 || !(edge > 0) {
-			t.Fatalf("%s: not a crop pair named ...-vV-eEDGE", fn)
-		}
+		fp, bp, v, edge := loadCropPair(t, fn)
 		got, flat := 0, false
 		cx, cy := float64(fp.w)/2, float64(fp.h)/2
 		if debugRead {
