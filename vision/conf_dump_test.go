@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"gocv.io/x/gocv"
@@ -32,13 +33,21 @@ func TestPhotoGivenDump(t *testing.T) {
 	seen := map[key]trace{}
 	readTrace = func(d *Detection, fv faceValue, shrunk bool) { seen[key{d.CX, d.CY}] = trace{fv, shrunk} }
 	defer func() { readTrace = nil }()
-	fmt.Fprintln(f, "set\timage\ttruth\tvalue\tconf\tflat\tflatness\tsizeRatio\tshrunk\ttraced\tblobs\tlv\tlscore\ttmpl\tncc\tjunk\tsq\tempty\tsilRel\tnbCover\tnbDist")
+	checks := map[key]checkInfo{}
+	checkTrace = func(d *Detection, ci checkInfo) {
+		if !strings.Contains(ci.reason, "frame") {
+			checks[key{d.CX, d.CY}] = ci
+		}
+	}
+	defer func() { checkTrace = nil }()
+	fmt.Fprintln(f, "set\timage\ttruth\tvalue\tconf\tflat\tflatness\tsizeRatio\tshrunk\ttraced\tblobs\tlv\tlscore\ttmpl\tncc\tjunk\tsq\tempty\tsilRel\tnbCover\tnbDist\tcolSpread\tfoldStep\tfoldSep")
 	for _, bar := range photoBars {
 		ps := loadPhotoSet(t, bar.set)
 		r := NewReader(ReaderOptions{})
 		for _, name := range ps.images {
 			img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
 			clear(seen)
+			clear(checks)
 			dets, err := r.Read(img)
 			img.Close()
 			if err != nil {
@@ -51,6 +60,7 @@ func TestPhotoGivenDump(t *testing.T) {
 					continue
 				}
 				tc, traced := seen[key{d.CX, d.CY}]
+				ck := checks[key{d.CX, d.CY}]
 				nbCover, nbDist := 0.0, math.Inf(1)
 				for j, o := range dets {
 					if j == p[1] {
@@ -68,9 +78,9 @@ func TestPhotoGivenDump(t *testing.T) {
 				if tc.fv.silEdge > 0 {
 					silRel = tc.fv.c.edge / tc.fv.silEdge
 				}
-				fmt.Fprintf(f, "%s\t%s\t%d\t%d\t%.3f\t%v\t%.3f\t%.3f\t%v\t%v\t%d\t%d\t%.3f\t%d\t%.3f\t%v\t%v\t%.3f\t%.3f\t%.3f\t%.3f\n",
+				fmt.Fprintf(f, "%s\t%s\t%d\t%d\t%.3f\t%v\t%.3f\t%.3f\t%v\t%v\t%d\t%d\t%.3f\t%d\t%.3f\t%v\t%v\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\n",
 					bar.set, name, g.value, d.Value, d.Confidence, d.Flat, d.Flatness, d.SizeRatio, tc.shrunk, traced,
-					tc.fv.blobs, tc.fv.lv, tc.fv.lscore, tc.fv.tmpl, tc.fv.nccScore, tc.fv.junk, tc.fv.sq, tc.fv.empty, silRel, nbCover, nbDist)
+					tc.fv.blobs, tc.fv.lv, tc.fv.lscore, tc.fv.tmpl, tc.fv.nccScore, tc.fv.junk, tc.fv.sq, tc.fv.empty, silRel, nbCover, nbDist, ck.colSpread, ck.foldStep, ck.foldSep)
 			}
 		}
 		r.Close()

@@ -137,6 +137,9 @@ func doubts(dets []Detection, i int, rec checkRec) int {
 	if rec.colSpread > doubtColSpread {
 		n += doubtsToCap // alone enough (see above)
 	}
+	if rec.fold {
+		n += doubtsToCap // alone enough (see fold.go)
+	}
 	return n
 }
 

@@ -102,18 +102,21 @@ type Reader struct {
 	// lastColSpread: the check's pip colour spread for the value last
 	// checked, for doubtCap.
 	lastColSpread float64
-	lastLarger    bool
-	distBuf       []float32
-	cellBuf       []int32
-	colBuf        []int32
-	gradBuf       []uint8
-	colourBuf     []int32
-	statBuf       []int32
-	ccl           cclScratch
-	seen          []int32
-	runBuf        []uint16
-	ownBuf        []int32
-	looks         []look
+	// lastFold: the check found a fold on the value last read (see
+	// fold.go).
+	lastFold   bool
+	lastLarger bool
+	distBuf    []float32
+	cellBuf    []int32
+	colBuf     []int32
+	gradBuf    []uint8
+	colourBuf  []int32
+	statBuf    []int32
+	ccl        cclScratch
+	seen       []int32
+	runBuf     []uint16
+	ownBuf     []int32
+	looks      []look
 	// rest: the regions of the last detect's labels (in r.lab, at scale
 	// detSc, die edge detEdge there) that restCands looks at again.
 	rest      []restComp
@@ -515,7 +518,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		d.PipBox = fv.pipBox.Add(roi.Min).Intersect(roi)
 	}
 	d.Confidence = fv.conf
-	r.lastPipOff, r.lastLarger, r.lastColSpread = 0, false, 0
+	r.lastPipOff, r.lastLarger, r.lastColSpread, r.lastFold = 0, false, 0, false
 	if candTrace != nil {
 		candTrace(blob, fv, shrunk)
 	}
@@ -551,7 +554,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		}
 		r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: off, weak: c.weak,
 			shrunk: shrunk, weakCue: fv.lscore < 1 || fv.nccScore < 1, larger: r.lastLarger,
-			colSpread: r.lastColSpread}
+			colSpread: r.lastColSpread, fold: r.lastFold}
 	} else if shrunk {
 		// No value, and the face the pip reader settled on is much
 		// smaller than the die's footprint: with no pips read to back

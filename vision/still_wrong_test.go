@@ -21,8 +21,10 @@ import (
 //
 // DICEWATCH_NO_CHECK (any value) turns the consistency check off in every
 // test, for before-and-after figures; DICEWATCH_NO_ROWCUT only its cut of
-// 2s and 3s at a larger face's pip spacing (minFrameRowRel).
+// 2s and 3s at a larger face's pip spacing (minFrameRowRel);
+// DICEWATCH_NO_FOLD only the fold doubt (fold.go).
 func init() {
+	foldOff = os.Getenv("DICEWATCH_NO_FOLD") != ""
 	checkOff = os.Getenv("DICEWATCH_NO_CHECK") != ""
 	rowCutOff = os.Getenv("DICEWATCH_NO_ROWCUT") != ""
 	latOffOff = os.Getenv("DICEWATCH_NO_LATOFF") != ""
@@ -80,7 +82,7 @@ func TestStillWrongDump(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer all.Close()
-	fmt.Fprintln(all, "seed\tmode\tdie\tgroup\tstyle\tbg\ttilt\ttruth\tread\tconf\tflatness\tsizeRel\tpipRel\treason\tfinal\tcolSpread\tpipOff\tframeRel\tframeReason")
+	fmt.Fprintln(all, "seed\tmode\tdie\tgroup\tstyle\tbg\ttilt\ttruth\tread\tconf\tflatness\tsizeRel\tpipRel\treason\tfinal\tcolSpread\tpipOff\tframeRel\tframeReason\tfoldStep\tfoldSep")
 	// Every value published (Value > 0), right or wrong, with what the
 	// reader knew of the die, for rules on confidence.
 	given, err := os.Create(filepath.Join(dir, "given.tsv"))
@@ -143,9 +145,9 @@ func TestStillWrongDump(t *testing.T) {
 						nbCover, nbDist, g.Occluded)
 				}
 				if ci, ok := checks[key{d.CX, d.CY}]; ok {
-					fmt.Fprintf(all, "%d\t%s\t%d\t%s\t%s\t%s\t%.1f\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%d\t%.3f\t%.3f\t%.3f\t%q\n",
+					fmt.Fprintf(all, "%d\t%s\t%d\t%s\t%s\t%s\t%.1f\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%d\t%.3f\t%.3f\t%.3f\t%q\t%.3f\t%.3f\n",
 						seed, mode, p[0], stillGroup(g), g.Style, tr.Background, tr.CameraTiltDeg, g.Value, seen[key{d.CX, d.CY}].fv.value, d.Confidence,
-						d.Flatness, ci.sizeRel, ci.pipRel, ci.reason, d.Value, ci.colSpread, ci.pipOff, frames[key{d.CX, d.CY}].pipRel, frames[key{d.CX, d.CY}].reason)
+						d.Flatness, ci.sizeRel, ci.pipRel, ci.reason, d.Value, ci.colSpread, ci.pipOff, frames[key{d.CX, d.CY}].pipRel, frames[key{d.CX, d.CY}].reason, ci.foldStep, ci.foldSep)
 				}
 				if d.Value == 0 || d.Value == g.Value {
 					continue

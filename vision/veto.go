@@ -210,6 +210,9 @@ type checkRec struct {
 	larger bool
 	// colSpread: the check's pip colour spread (0 when not measured).
 	colSpread float64
+	// fold: the face rectangle lies across an edge of the die (see
+	// fold.go).
+	fold bool
 }
 
 // framePipCheck caps the confidence of the values of dice not flat, and
@@ -285,7 +288,9 @@ type checkInfo struct {
 	colSpread float64
 	// pipOff: the layout's offset in pixels (0 when not measured).
 	pipOff float64
-	reason string
+	// foldStep, foldSep: foldSplit's measures (0 when not measured).
+	foldStep, foldSep float64
+	reason            string
 }
 
 // checkTrace, when set (tests), is called with every value checked.
@@ -316,6 +321,11 @@ func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
 		}
 		ci.colSpread = spread
 	}
+	if fv.conf > doubtMaxConf || checkTrace != nil {
+		// Only a value above the doubts' cap needs it (see fold.go).
+		ci.foldStep, ci.foldSep = r.face.foldSplit(fr, fv.c)
+	}
+	r.lastFold = !foldOff && ci.foldStep >= foldStep && ci.foldSep >= foldSep
 	r.lastPipOff, r.lastColSpread = ci.pipOff, ci.colSpread
 	switch {
 	case ci.pipRel > 0 && ci.pipRel < minPipRel:
