@@ -137,9 +137,6 @@ func doubts(dets []Detection, i int, rec checkRec) int {
 	if rec.colSpread > doubtColSpread {
 		n += doubtsToCap // alone enough (see above)
 	}
-	if rec.fold {
-		n += doubtsToCap // alone enough (see fold.go)
-	}
 	return n
 }
 
@@ -163,8 +160,10 @@ func pressed(dets []Detection, i int) bool {
 
 // doubtCap caps the confidence of the values of dets with doubtsToCap or
 // more doubts at doubtMaxConf. It runs on the frame's final detections
-// (their boxes, flatness and size ratios settled).
-func (r *Reader) doubtCap(dets []Detection) {
+// (their boxes, flatness and size ratios settled). A fold on the face
+// rectangle read (see fold.go) is alone enough; it is measured, on fr,
+// only where no other doubt caps the value.
+func (r *Reader) doubtCap(fr bgrImage, dets []Detection) {
 	if doubtOff {
 		return
 	}
@@ -173,8 +172,19 @@ func (r *Reader) doubtCap(dets []Detection) {
 		if d.Value == 0 || d.Confidence <= doubtMaxConf {
 			continue
 		}
-		if doubts(dets, i, r.checked[[2]float64{d.CX, d.CY}]) >= doubtsToCap {
+		rec := r.checked[[2]float64{d.CX, d.CY}]
+		if doubts(dets, i, rec) >= doubtsToCap || r.folded(fr, rec.face) {
 			d.Confidence = doubtMaxConf
 		}
 	}
+}
+
+// folded reports whether the face rectangle c (zero sides: none) lies
+// across an edge of the die, by foldSplit's measures (see fold.go).
+func (r *Reader) folded(fr bgrImage, c candidate) bool {
+	if foldOff || !(c.w > 0 && c.h > 0) || len(fr.pix) == 0 {
+		return false
+	}
+	step, sep := r.face.foldSplit(fr, c)
+	return step >= foldStep && sep >= foldSep
 }

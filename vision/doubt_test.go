@@ -48,7 +48,7 @@ func TestDoubts(t *testing.T) {
 	defer r.Close()
 	r.checked = map[[2]float64]checkRec{}
 	dets := []Detection{die(50, 50, 2, 0.85, 1), die(150, 50, 5, 0.97, 1), die(250, 50, 6, 0.85, 1)}
-	r.doubtCap(dets)
+	r.doubtCap(bgrImage{}, dets)
 	for i, want := range []float64{doubtMaxConf, 1, 1} {
 		if dets[i].Confidence != want {
 			t.Errorf("die %d (value %d): confidence %.2f, want %.2f", i, dets[i].Value, dets[i].Confidence, want)

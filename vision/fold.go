@@ -2,7 +2,6 @@ package vision
 
 import (
 	"math"
-	"slices"
 )
 
 // A fold: the face rectangle laid across an edge of the die.
@@ -62,13 +61,14 @@ func (s *faceScratch) foldSplit(fr bgrImage, c candidate) (step, sep float64) {
 	s.sample(fr, c)
 	s.pipMap()
 	// The pips: blobs of the face-wide and of the neighbourhood
-	// threshold (a pip in shade is below the first's cut), each counted
-	// once.
+	// threshold (a pip in shade falls below the first's cut), each
+	// counted once.
 	var pipPx [faceN * faceN]bool
 	var pips [][2]float64
 	for _, local := range []bool{false, true} {
 		s.localThr = local
 		s.blobs()
+		s.localThr = false
 		for i, b := range s.bin {
 			pipPx[i] = pipPx[i] || b
 		}
@@ -86,37 +86,12 @@ func (s *faceScratch) foldSplit(fr bgrImage, c candidate) (step, sep float64) {
 			}
 		}
 	}
-	s.localThr = false
 	if len(pips) < 2 {
 		return 0, -1
 	}
+	var prof foldProfile
+	prof.set(s, &pipPx)
 	lum := func(i int) float64 { return s.patch[3*i] + s.patch[3*i+1] + s.patch[3*i+2] }
-	// The body's mean brightness by column and by row, over the inner
-	// pixels clear of every pip blob and its rim (-1: none).
-	const inner = faceN - 2*faceMargin
-	var sum [2][inner]float64
-	var cnt [2][inner]int
-	for y := faceMargin; y < faceN-faceMargin; y++ {
-		for x := faceMargin; x < faceN-faceMargin; x++ {
-			clear := true
-			for dy := -1; dy <= 1 && clear; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					if pipPx[(y+dy)*faceN+x+dx] {
-						clear = false
-						break
-					}
-				}
-			}
-			if !clear {
-				continue
-			}
-			v := lum(y*faceN + x)
-			sum[0][x-faceMargin] += v
-			cnt[0][x-faceMargin]++
-			sum[1][y-faceMargin] += v
-			cnt[1][y-faceMargin]++
-		}
-	}
 	pipLum := make([]float64, len(pips))
 	var pipMean float64
 	for i, p := range pips {
@@ -130,52 +105,112 @@ func (s *faceScratch) foldSplit(fr bgrImage, c candidate) (step, sep float64) {
 		pipMean += pipLum[i] / float64(len(pips))
 	}
 	contrast := math.Abs(pipMean - (s.med[0] + s.med[1] + s.med[2]))
-	band := func(axis, from, to int) (float64, bool) {
-		var v []float64
-		for j := max(from, 0); j < min(to, inner); j++ {
+	step, axis, k, a, b := prof.bestCut()
+	if step <= 0 || contrast <= 0 {
+		return step, -1
+	}
+	// The pips either side of the cut: the brighter body's dimmest pip
+	// against the other side's brightest.
+	loA, hiA := math.Inf(1), math.Inf(-1)
+	loB, hiB := math.Inf(1), math.Inf(-1)
+	for i, p := range pips {
+		if p[axis]-faceMargin < float64(k) {
+			loA, hiA = min(loA, pipLum[i]), max(hiA, pipLum[i])
+		} else {
+			loB, hiB = min(loB, pipLum[i]), max(hiB, pipLum[i])
+		}
+	}
+	if math.IsInf(hiA, -1) || math.IsInf(hiB, -1) {
+		return step, -1
+	}
+	if b > a {
+		return step, (loB - hiA) / contrast
+	}
+	return step, (loA - hiB) / contrast
+}
+
+// foldInner is the side of the patch's inner part.
+const foldInner = faceN - 2*faceMargin
+
+// foldProfile is the body's mean brightness by column ([0]) and by row
+// ([1]) of the patch's inner part (-1: no body pixel there).
+type foldProfile [2][foldInner]float64
+
+// set fills p from s's patch, over the inner pixels clear of every pip
+// pixel (pip) and its rim.
+func (p *foldProfile) set(s *faceScratch, pip *[faceN * faceN]bool) {
+	var sum [2][foldInner]float64
+	var cnt [2][foldInner]int
+	for y := faceMargin; y < faceN-faceMargin; y++ {
+		for x := faceMargin; x < faceN-faceMargin; x++ {
+			clear := true
+			for dy := -1; dy <= 1 && clear; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					if pip[(y+dy)*faceN+x+dx] {
+						clear = false
+						break
+					}
+				}
+			}
+			if !clear {
+				continue
+			}
+			o := (y*faceN + x) * 3
+			v := s.patch[o] + s.patch[o+1] + s.patch[o+2]
+			sum[0][x-faceMargin] += v
+			cnt[0][x-faceMargin]++
+			sum[1][y-faceMargin] += v
+			cnt[1][y-faceMargin]++
+		}
+	}
+	for axis := range p {
+		for j := range p[axis] {
+			p[axis][j] = -1
 			if cnt[axis][j] > 0 {
-				v = append(v, sum[axis][j]/float64(cnt[axis][j]))
+				p[axis][j] = sum[axis][j] / float64(cnt[axis][j])
 			}
 		}
-		if len(v) < 3 {
-			return 0, false
-		}
-		slices.Sort(v)
-		return (v[(len(v)-1)/2] + v[len(v)/2]) / 2, true
 	}
-	sep = -1
-	for axis := 0; axis < 2; axis++ {
-		for k := foldCut; k <= inner-foldCut; k++ {
-			a, okA := band(axis, k-foldBand, k)
-			b, okB := band(axis, k, k+foldBand)
+}
+
+// band is the median of p's entries from..to-1 along axis (false with
+// fewer than three).
+func (p *foldProfile) band(axis, from, to int) (float64, bool) {
+	var v [foldBand]float64
+	n := 0
+	for j := max(from, 0); j < min(to, foldInner); j++ {
+		if x := p[axis][j]; x >= 0 {
+			// Insertion sort: a band holds foldBand entries at most.
+			i := n
+			for i > 0 && v[i-1] > x {
+				v[i] = v[i-1]
+				i--
+			}
+			v[i] = x
+			n++
+		}
+	}
+	if n < 3 {
+		return 0, false
+	}
+	return (v[(n-1)/2] + v[n/2]) / 2, true
+}
+
+// bestCut finds the cut with the largest step between the bands either
+// side, over the darker band's brightness: the step, the axis, the cut's
+// place (inner pixels) and the bands' brightness before and after it.
+func (p *foldProfile) bestCut() (step float64, axis, k int, a, b float64) {
+	for ax := 0; ax < 2; ax++ {
+		for j := foldCut; j <= foldInner-foldCut; j++ {
+			x, okA := p.band(ax, j-foldBand, j)
+			y, okB := p.band(ax, j, j+foldBand)
 			if !okA || !okB {
 				continue
 			}
-			g := math.Abs(b-a) / max(min(a, b), 1)
-			if g <= step {
-				continue
-			}
-			step, sep = g, -1
-			// The pips either side of the cut: the brighter body's
-			// dimmest pip against the other side's brightest.
-			loA, hiA := math.Inf(1), math.Inf(-1)
-			loB, hiB := math.Inf(1), math.Inf(-1)
-			for i, p := range pips {
-				if p[axis]-faceMargin < float64(k) {
-					loA, hiA = min(loA, pipLum[i]), max(hiA, pipLum[i])
-				} else {
-					loB, hiB = min(loB, pipLum[i]), max(hiB, pipLum[i])
-				}
-			}
-			if math.IsInf(hiA, -1) || math.IsInf(hiB, -1) || contrast <= 0 {
-				continue
-			}
-			if b > a {
-				sep = (loB - hiA) / contrast
-			} else {
-				sep = (loA - hiB) / contrast
+			if g := math.Abs(y-x) / max(min(x, y), 1); g > step {
+				step, axis, k, a, b = g, ax, j, x, y
 			}
 		}
 	}
-	return step, sep
+	return step, axis, k, a, b
 }

@@ -102,21 +102,18 @@ type Reader struct {
 	// lastColSpread: the check's pip colour spread for the value last
 	// checked, for doubtCap.
 	lastColSpread float64
-	// lastFold: the check found a fold on the value last read (see
-	// fold.go).
-	lastFold   bool
-	lastLarger bool
-	distBuf    []float32
-	cellBuf    []int32
-	colBuf     []int32
-	gradBuf    []uint8
-	colourBuf  []int32
-	statBuf    []int32
-	ccl        cclScratch
-	seen       []int32
-	runBuf     []uint16
-	ownBuf     []int32
-	looks      []look
+	lastLarger    bool
+	distBuf       []float32
+	cellBuf       []int32
+	colBuf        []int32
+	gradBuf       []uint8
+	colourBuf     []int32
+	statBuf       []int32
+	ccl           cclScratch
+	seen          []int32
+	runBuf        []uint16
+	ownBuf        []int32
+	looks         []look
 	// rest: the regions of the last detect's labels (in r.lab, at scale
 	// detSc, die edge detEdge there) that restCands looks at again.
 	rest      []restComp
@@ -470,7 +467,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 	r.giveHeld(out)
 	out = r.framePipCheck(out)
 	r.sizeEvidence(out)
-	r.doubtCap(out)
+	r.doubtCap(fr, out)
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Box.Min.Y != out[j].Box.Min.Y {
 			return out[i].Box.Min.Y < out[j].Box.Min.Y
@@ -518,7 +515,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		d.PipBox = fv.pipBox.Add(roi.Min).Intersect(roi)
 	}
 	d.Confidence = fv.conf
-	r.lastPipOff, r.lastLarger, r.lastColSpread, r.lastFold = 0, false, 0, false
+	r.lastPipOff, r.lastLarger, r.lastColSpread = 0, false, 0
 	if candTrace != nil {
 		candTrace(blob, fv, shrunk)
 	}
@@ -554,7 +551,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		}
 		r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: off, weak: c.weak,
 			shrunk: shrunk, weakCue: fv.lscore < 1 || fv.nccScore < 1, larger: r.lastLarger,
-			colSpread: r.lastColSpread, fold: r.lastFold}
+			colSpread: r.lastColSpread, face: candidate{cx: c.cx, cy: c.cy, w: c.w, h: c.h, angle: c.angle}}
 	} else if shrunk {
 		// No value, and the face the pip reader settled on is much
 		// smaller than the die's footprint: with no pips read to back

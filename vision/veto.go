@@ -210,9 +210,9 @@ type checkRec struct {
 	larger bool
 	// colSpread: the check's pip colour spread (0 when not measured).
 	colSpread float64
-	// fold: the face rectangle lies across an edge of the die (see
-	// fold.go).
-	fold bool
+	// face: the face rectangle read (its centre, sides and angle only),
+	// for doubtCap's fold measure (see fold.go); zero sides when none.
+	face candidate
 }
 
 // framePipCheck caps the confidence of the values of dice not flat, and
@@ -321,11 +321,11 @@ func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
 		}
 		ci.colSpread = spread
 	}
-	if fv.conf > doubtMaxConf || checkTrace != nil {
-		// Only a value above the doubts' cap needs it (see fold.go).
+	if checkTrace != nil {
+		// For the trace only: doubtCap measures the fold where it
+		// decides the cap (see fold.go).
 		ci.foldStep, ci.foldSep = r.face.foldSplit(fr, fv.c)
 	}
-	r.lastFold = !foldOff && ci.foldStep >= foldStep && ci.foldSep >= foldSep
 	r.lastPipOff, r.lastColSpread = ci.pipOff, ci.colSpread
 	switch {
 	case ci.pipRel > 0 && ci.pipRel < minPipRel:
