@@ -1,15 +1,14 @@
 package vision
 
-import (
-	"math"
-)
+import "math"
 
 // A fold: the face rectangle laid across an edge of the die.
 //
 // A cocked die, or a flat one under a tilted camera, shows a side face
 // beside its top face, lit differently. A face rectangle slid over that
 // edge takes in pips of both faces, and the two cues can fit them to one
-// value as surely as a whole face's (never-read still 6209, uncalibrated:
+// value as surely as a whole face's (still 6209 of session 9's check
+// seeds, uncalibrated:
 // a purple die cocked 40 degrees, its square half over its top face, a 5,
 // and half over its lit side face, a 4, read as a 6 at confidence 1).
 // Two things show the edge on the rectangle's patch: the body's
@@ -18,16 +17,20 @@ import (
 // brighter side brighter than every pip on the other (a face's light
 // varies smoothly; a side face turned from the light dims body and pips
 // alike). foldSplit measures both; a value with both past foldStep and
-// foldSep is doubted (see doubts): its confidence is capped, the value
-// stands.
+// foldSep is doubted alone (see doubtCap): its confidence is capped at
+// doubtMaxConf, the value stands.
 //
-// Measured on stills 0..831 (both read modes, every value given): the
-// body's step alone passes 0.35 on about one value in ten read right
-// (white and marbled bodies shade across the face); with the pips split
-// too, on 5 right values and none wrong calibrated, 8 right and 2 wrong
-// uncalibrated, and on byler_d6 4 right values (none sure) and 1 wrong,
-// none on matteo_webcam. Withholding those would cost more right values
-// than it saves wrong ones; the cap costs no value.
+// Measured on stills 0..1207 (both read modes, every value given, session
+// 10): the body's step alone passes 0.35 on about one value in ten read
+// right (white and marbled bodies shade across the face); with the pips
+// split too, on 5 right values and none wrong calibrated, 8 right and 2
+// wrong uncalibrated; on byler_d6 on 4 right values (none sure) and 1
+// wrong, on matteo_webcam on none. Withholding those would cost more right
+// values than it saves wrong ones; the cap costs no value. On stills
+// 0..1999 it caps no sure value calibrated (2561 sure before and after),
+// and the values it caps uncalibrated are few (2 right ones in 0..1207),
+// most values it finds being capped by another doubt already; on byler_d6
+// and matteo_webcam it caps none.
 
 // foldStep is the least step in the body's brightness across the cut,
 // over the darker side's, and foldSep the least gap between the two sides'
