@@ -8,9 +8,9 @@ import "math"
 // beside its top face, lit differently. A face rectangle slid over that
 // edge takes in pips of both faces, and the two cues can fit them to one
 // value as surely as a whole face's (still 6209 of session 9's check
-// seeds, uncalibrated:
-// a purple die cocked 40 degrees, its square half over its top face, a 5,
-// and half over its lit side face, a 4, read as a 6 at confidence 1).
+// seeds, uncalibrated: a purple die cocked 40 degrees, its square half
+// over its top face, a 5, and half over its lit side face, a 4, read as a
+// 6 at confidence 1).
 // Two things show the edge on the rectangle's patch: the body's
 // brightness steps across a straight line along one of the patch's axes,
 // and the pips fall into two groups by that line, every pip on the
