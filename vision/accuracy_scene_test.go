@@ -204,6 +204,12 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 	}
 	for _, p := range pairs {
 		g, d, tr := truth[p[0]], dets[p[1]], dt[p[0]]
+		// DICEWATCH_SCENE_SIZES=1: every read die's size evidence (the
+		// pips' spread, see sizeByPips).
+		if d.Value != 0 && os.Getenv("DICEWATCH_SCENE_SIZES") != "" {
+			t.Logf("size: throw %d die %d flat %v stacked %v truth size %.2f value %d read %d regrown %v placed %v spread %.4f size %.3f flatness %.2f",
+				th.Throw, tr.Die, tr.Flat, tr.OnDie != nil, tr.SizeRatio, g.value, d.Value, d.regrown, d.placed, d.pipScale, d.SizeRatio, d.Flatness)
+		}
 		switch {
 		case under[tr.Die]:
 			rt.underN++
