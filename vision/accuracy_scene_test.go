@@ -204,6 +204,12 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 	}
 	for _, p := range pairs {
 		g, d, tr := truth[p[0]], dets[p[1]], dt[p[0]]
+		// DICEWATCH_SCENE_SIZES=1: every read die's size evidence (the
+		// pips' spread, see sizeByPips).
+		if d.Value != 0 && os.Getenv("DICEWATCH_SCENE_SIZES") != "" {
+			t.Logf("size: throw %d die %d flat %v stacked %v truth size %.2f value %d read %d regrown %v placed %v spread %.4f size %.3f flatness %.2f",
+				th.Throw, tr.Die, tr.Flat, tr.OnDie != nil, tr.SizeRatio, g.value, d.Value, d.regrown, d.placed, d.pipScale, d.SizeRatio, d.Flatness)
+		}
 		switch {
 		case under[tr.Die]:
 			rt.underN++
@@ -224,11 +230,11 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 			// DICEWATCH_SCENE_NEAR=1: every cocked die's evidence, to see
 			// how near the cuts the caught ones came.
 			if os.Getenv("DICEWATCH_SCENE_NEAR") != "" {
-				if d.Value != 0 && d.SizeRatio < 1.16 {
+				if d.Value != 0 && d.SizeRatio < 1.16 || d.Value == 0 && d.Flatness >= DefaultMinFlatness {
 					writeSceneCrop(frame, bg, rt.seed, th.Throw, tr, dieAt)
 				}
-				t.Logf("near cocked: throw %d die %d value %d read %d flat %v flatness %.2f size %.2f tilt %.1f off %.3f chips %v wall %v style %s zone %s",
-					th.Throw, tr.Die, g.value, d.Value, d.Flat, d.Flatness, d.SizeRatio, tr.TiltDeg, d.pipOff, tr.TouchesChips, tr.AgainstWall, tr.Style, tr.Zone)
+				t.Logf("near cocked: throw %d die %d value %d read %d flat %v flatness %.2f size %.2f wh %.2f tilt %.1f off %.3f side %.3f chips %v wall %v style %s zone %s",
+					th.Throw, tr.Die, g.value, d.Value, d.Flat, d.Flatness, d.SizeRatio, float64(d.Box.Dx())/dieAt(d.CX, d.CY), tr.TiltDeg, d.pipOff, d.sideOut, tr.TouchesChips, tr.AgainstWall, tr.Style, tr.Zone)
 			}
 			if !d.Flat {
 				rt.cockedFlagged++
@@ -245,9 +251,9 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 			}
 		default:
 			rt.flatN++
-			if os.Getenv("DICEWATCH_SCENE_NEAR") != "" && (d.Flatness < 0.85 || d.SizeRatio > 1.03 || tr.TouchesChips || d.pipOff > 0.08) {
-				t.Logf("near flat: throw %d die %d value %d read %d flat %v flatness %.2f size %.2f off %.3f chips %v wall %v style %s zone %s",
-					th.Throw, tr.Die, g.value, d.Value, d.Flat, d.Flatness, d.SizeRatio, d.pipOff, tr.TouchesChips, tr.AgainstWall, tr.Style, tr.Zone)
+			if os.Getenv("DICEWATCH_SCENE_NEAR") != "" && (d.Flatness < 0.85 || d.SizeRatio > 1.03 || tr.TouchesChips || d.pipOff > 0.08 || d.Value == 0 || d.sideOut > 0.02) {
+				t.Logf("near flat: throw %d die %d value %d read %d flat %v flatness %.2f size %.2f wh %.2f off %.3f side %.3f chips %v wall %v style %s zone %s",
+					th.Throw, tr.Die, g.value, d.Value, d.Flat, d.Flatness, d.SizeRatio, float64(d.Box.Dx())/dieAt(d.CX, d.CY), d.pipOff, d.sideOut, tr.TouchesChips, tr.AgainstWall, tr.Style, tr.Zone)
 			}
 			if !d.Flat || d.SizeRatio >= stackCut {
 				rt.falseCocked++
@@ -286,30 +292,43 @@ func (rt *restTally) log(t *testing.T, n int) {
 		100*ratio(rt.falseCocked, rt.flatN), rt.falseCocked, rt.flatN, stackCut, 100*ratio(rt.stackHit, rt.stackN), rt.stackHit, rt.stackN)
 	t.Logf("at-rest: cocked dice that would leave a valid roll (no no-roll evidence, a value at confidence >= %.2f) %d of %d; stacked dice likewise %d of %d",
 		rules.DefaultMinConfidence, rt.cockedValid, rt.cockedN, rt.stackValid, rt.stackN)
-	// What held on 2,000 throws and matters most: no flat die read wrong,
-	// and every cocked or stacked die carrying no-roll evidence.
+	// What matters most: no flat die read wrong. The flatness figures are
+	// held to the issue's bar, which is a rate: cocked dice with no-roll
+	// evidence at least 99%, stacked dice past the stacked cut at least
+	// 95%. On a short run (CI's 60 throws of seed 5: a handful of cocked
+	// and stacked dice) a single miss already falls under either floor,
+	// so there the check still asks for every one.
 	if w := vt.wrong(); w > 0 {
 		t.Errorf("at-rest reader: %d flat dice read wrong, want 0", w)
 	}
-	if rt.cockedNoRoll < rt.cockedN {
-		t.Errorf("at-rest reader: %d of %d cocked dice without no-roll evidence", rt.cockedN-rt.cockedNoRoll, rt.cockedN)
+	if rt.cockedN > 0 && ratio(rt.cockedNoRoll, rt.cockedN) < restCockedFloor {
+		t.Errorf("at-rest reader: %d of %d cocked dice with no-roll evidence (%.2f%%), floor %.0f%%", rt.cockedNoRoll, rt.cockedN, 100*ratio(rt.cockedNoRoll, rt.cockedN), 100*restCockedFloor)
 	}
-	if rt.stackHit < rt.stackN {
-		t.Errorf("at-rest reader: %d of %d stacked dice under the stacked cut", rt.stackN-rt.stackHit, rt.stackN)
+	if rt.stackN > 0 && ratio(rt.stackHit, rt.stackN) < restStackedFloor {
+		t.Errorf("at-rest reader: %d of %d stacked dice past the stacked cut (%.2f%%), floor %.0f%%", rt.stackHit, rt.stackN, 100*ratio(rt.stackHit, rt.stackN), 100*restStackedFloor)
 	}
 	// Ceilings from 2,000-throw sessions (seeds 5, 8 and the held-out 6:
 	// flat dice with no-roll evidence 0.03%, 0.06%, 0.06%; flat dice
 	// unread 0.03%, 0.06%, 0.09%), checked where there are enough flat
 	// dice for a rate.
 	if rt.flatN >= 1000 {
-		if r := ratio(rt.falseCocked, rt.flatN); r > 0.001 {
-			t.Errorf("at-rest reader: %.2f%% of flat dice with no-roll evidence, ceiling 0.10%%", 100*r)
+		if r := ratio(rt.falseCocked, rt.flatN); r > restFalseCeiling {
+			t.Errorf("at-rest reader: %.2f%% of flat dice with no-roll evidence, ceiling %.2f%%", 100*r, 100*restFalseCeiling)
 		}
 		if r := ratio(vt.unreadable(), rt.flatN); r > 0.001 {
 			t.Errorf("at-rest reader: %.2f%% of flat dice unread, ceiling 0.10%%", 100*r)
 		}
 	}
 }
+
+// The at-rest reader's flatness bar on generated sessions (issue 5's bar
+// for cocked and stacked recall; the false no-roll ceiling is tighter
+// than its 0.5%, held since session 8).
+const (
+	restCockedFloor  = 0.99
+	restStackedFloor = 0.95
+	restFalseCeiling = 0.001
+)
 
 // nearDie describes what lies near a scored die: the nearest other die of
 // the throw (its centre distance in die boxes' mean side, and whether it is

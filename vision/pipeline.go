@@ -373,6 +373,7 @@ func readAtRest(rd *Reader, frame, bg gocv.Mat, ar *motion.AtRest, dieAt func(x,
 				out = append(out, d.toDetection(edge, DefaultMinFlatness))
 			}
 		}
+		sizeByPips(out)
 		return dedupe(out), nil
 	}
 	for _, r := range rois {

@@ -37,4 +37,19 @@ type Detection struct {
 	// pipOff is how far the counted pips' centre lies from the face's
 	// centre, in die edges (the at-rest reader; 0 when no value was read).
 	pipOff float64
+	// sideOut is, for a face the at-rest reader could not read, how much
+	// of what stands out lies past a square of the expected die size
+	// placed on it, in die areas (see restDie.sideOut).
+	sideOut float64
+	// placed: the at-rest reader placed this face on its pips (see
+	// restDie).
+	placed bool
+	// regrown: the at-rest reader read this face on its second look, as
+	// a square of the die's size placed on its pips (see restDie).
+	regrown bool
+	// pipScale is how far the read value's pips lie from their centre,
+	// over the expected die edge, as the offset along a side of a
+	// canonical layout's corner pips (the at-rest reader; 0 when fewer
+	// than two pips were read).
+	pipScale float64
 }
