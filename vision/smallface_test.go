@@ -1,0 +1,145 @@
+package vision
+
+import (
+	"math"
+	"path/filepath"
+	"testing"
+
+	"gocv.io/x/gocv"
+)
+
+// readPhotoDie reads a byler_d6 photo and returns the value read for its
+// labelled die at index idx (-1 when no detection matches it).
+func readPhotoDie(t *testing.T, ps photoSet, name string, idx int) int {
+	t.Helper()
+	img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
+	if img.Empty() {
+		t.Fatalf("%s: cannot read", name)
+	}
+	defer img.Close()
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	dets, err := r.Read(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range matchBoxes(ps.dice[name], dets, false) {
+		if p[0] == idx {
+			return dets[p[1]].Value
+		}
+	}
+	return -1
+}
+
+// TestSmallPhotos: byler_d6 dice whose 1 or 2 only a later look reads,
+// on a whole face with nothing around it, are given that value (and are
+// unread without the rule).
+func TestSmallPhotos(t *testing.T) {
+	ps := loadPhotoSet(t, "byler_d6")
+	cases := []struct {
+		name  string
+		value int
+	}{
+		{"IMG_20191209_095800.jpg", 1},
+		{"IMG_20191209_095929.jpg", 2},
+	}
+	for _, tc := range cases {
+		// Pick the labelled die the rule reads: the one unread without it.
+		smallOff = true
+		var want []int
+		for i, g := range ps.dice[tc.name] {
+			if g.value == tc.value && readPhotoDie(t, ps, tc.name, i) == 0 {
+				want = append(want, i)
+			}
+		}
+		smallOff = false
+		if len(want) == 0 {
+			t.Fatalf("%s: no %d unread without the rule", tc.name, tc.value)
+		}
+		got := 0
+		for _, i := range want {
+			if v := readPhotoDie(t, ps, tc.name, i); v == tc.value {
+				got++
+			} else if v != 0 {
+				t.Errorf("%s die %d: read %d, want %d or unread", tc.name, i, v, tc.value)
+			}
+		}
+		if got == 0 {
+			t.Errorf("%s: none of the %d unread %ds read with the rule", tc.name, len(want), tc.value)
+		}
+	}
+}
+
+// TestSmallNothingBeside: a rectangle over one corner pip of a 4, or over
+// two of its pips side by side, has the 4's other pips beside it at the
+// frame's die size; a 1's and a 2's own faces have none.
+func TestSmallNothingBeside(t *testing.T) {
+	const e = 30.0
+	dice := []synthDie{
+		{cx: 60, cy: 60, edge: e, value: 4},
+		{cx: 160, cy: 60, edge: e, value: 1},
+		{cx: 260, cy: 60, edge: e, value: 2},
+	}
+	m := drawTable(320, 120, dice, 3)
+	defer m.Close()
+	pix, err := m.DataPtrUint8()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := bgrImage{pix: pix, w: m.Cols(), h: m.Rows()}
+	var s faceScratch
+	rect := func(cx, cy, edge, angle float64, v int) faceValue {
+		return faceValue{value: v, c: candidate{cx: cx, cy: cy, w: edge, h: edge, edge: edge, angle: angle}}
+	}
+	off := 0.25 * e
+	cases := []struct {
+		name string
+		f    faceValue
+		want bool
+	}{
+		{"a 4's corner pip as a 1", rect(60-off, 60-off, 0.5*e, 0, 1), false},
+		{"a 4's side pair as a 2, turned", rect(60, 60-off, 0.8*e, math.Pi/4, 2), false},
+		{"a 1", rect(160, 60, e, 0, 1), true},
+		{"a 2", rect(260, 60, e, 0, 2), true},
+	}
+	for _, tc := range cases {
+		if got := s.nothingBeside(fr, tc.f, e); got != tc.want {
+			t.Errorf("%s: nothingBeside %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestSmallSpacing: a later look's 2 is given only at the frame's pip
+// spacing or lined up with its die's outline: a 4's side pair taken as a
+// 2 sits at 1/sqrt2 of the frame's offset, turned an eighth of a turn
+// from the outline.
+func TestSmallSpacing(t *testing.T) {
+	m := drawTable(200, 120, []synthDie{{cx: 100, cy: 60, edge: 30, value: 2}}, 5)
+	defer m.Close()
+	pix, err := m.DataPtrUint8()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := bgrImage{pix: pix, w: m.Cols(), h: m.Rows()}
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	sv := faceValue{value: 2, conf: 1, c: candidate{cx: 100, cy: 60, w: 30, h: 30, edge: 30}}
+	cases := []struct {
+		name    string
+		off     float64 // the 2's layout offset over the frame's
+		silTurn float64
+		want    bool
+	}{
+		{"at the frame's spacing", 1, math.NaN(), true},
+		{"a side's spacing, no outline", 1 / math.Sqrt2, math.NaN(), false},
+		{"a side's spacing, turned from the outline", 1 / math.Sqrt2, math.Pi / 4, false},
+		{"a side's spacing, on the outline's diagonal", 1 / math.Sqrt2, 0.02, true},
+	}
+	for _, tc := range cases {
+		h := heldValue{value: 2, side: 30, small: &sv, rec: checkRec{off: tc.off * 7.5}, silTurn: tc.silTurn}
+		d := Detection{Flat: true, SizeRatio: 1}
+		if got := r.giveSmall(fr, &d, h, 30, 7.5); got != tc.want {
+			t.Errorf("%s: giveSmall %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
