@@ -18,19 +18,31 @@ import (
 // only where the whole top face was seen, by every test below:
 //
 //   - the look itself: one blob per pip, fitting the value's layout at
-//     its canonical places (smallMinScore) and the template agreeing as
-//     well, on a square rectangle with no large non-pip blob on it;
+//     its canonical places and the template agreeing, both scoring
+//     smallMinScore or more, on a square rectangle with no large
+//     non-pip blob on it;
 //   - no later look read another value, and the first look read none
-//     or the same;
-//   - nothing pip-like anywhere else on the face or just beyond it: on
-//     the rectangle grown by vetoGrow, every pip map (colour distance,
-//     hue, redness) finds the value's blobs and peaks and no more;
+//     or the same (below the usual confidence);
 //   - the veto and the check, as any value;
-//   - at the frame's level (giveHeld), a die called flat, under the
-//     stacked size ratio, whose face is the size of the faces read in
-//     the frame (smallFaceMin..smallFaceMax of their median edge, over
-//     minFrameDice or more): a face as large as a whole die's and with
-//     nothing around its one or two pips is no part of a larger face.
+//   - at the frame's level (giveHeld, giveSmall), a die called flat and
+//     under the stacked size ratio, whose face's short side is
+//     smallFaceMin..smallFaceMax of the median edge of the frame's read
+//     faces (minFrameDice or more);
+//   - nothing pip-like around its pips: on a square of vetoGrow times
+//     that median edge (a whole die's face and a sixth of an edge
+//     beyond, wherever the rectangle sat on it), every pip map (colour
+//     distance, hue, redness) finds no more blobs and peaks than the
+//     value has pips. A larger face's other pips lie within it;
+//   - a 2's pips as far apart as the frame's faces' (at least
+//     smallRowRel of the median layout offset of its values), or lined
+//     up with the diagonal of the die's own outline: two neighbouring
+//     pips of a larger face, taken turned, fit a 2 at 1/sqrt2 of the
+//     offset, an eighth of a turn off the outline.
+//
+// On byler_d6 (session 10) it gives 3 dice (a 1 and two 2s; 125 -> 122
+// unread), none wrong. Of the 55 byler 1s and 2s unread or wrong at its
+// start, 26 had a later look reading their value; TestOnesDiag lists
+// what holds the rest back.
 
 // smallMinScore is the least layout and template score a later look's 1
 // or 2 must have.
