@@ -2,10 +2,13 @@ package vision
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"gocv.io/x/gocv"
+
+	"github.com/dicewatch/dicewatch/vision/scene"
 )
 
 // readPhotoDie reads a byler_d6 photo and returns the value read for its
@@ -142,4 +145,72 @@ func TestSmallSpacing(t *testing.T) {
 			t.Errorf("%s: giveSmall %v, want %v", tc.name, got, tc.want)
 		}
 	}
+}
+
+// TestSmallStillsDiag lists every later look's 1 or 2 given on the
+// generated stills (DICEWATCH_STILLS from DICEWATCH_STILL_FIRST), read
+// uncalibrated and calibrated, with the matched die's truth. A tuning
+// tool: skipped without DICEWATCH_SMALL_DIAG.
+func TestSmallStillsDiag(t *testing.T) {
+	if os.Getenv("DICEWATCH_SMALL_DIAG") == "" {
+		t.Skip("DICEWATCH_SMALL_DIAG not set")
+	}
+	type key struct{ x, y float64 }
+	gave := map[key]bool{}
+	smallGiveTrace = func(d *Detection, why string) {
+		if why == "" {
+			gave[key{d.CX, d.CY}] = true
+		}
+	}
+	defer func() { smallGiveTrace = nil }()
+	plain := NewReader(ReaderOptions{})
+	defer plain.Close()
+	cal := NewReader(ReaderOptions{DiePx: 1})
+	defer cal.Close()
+	n := stillCount(t, defaultStills)
+	first := stillFirst(t)
+	right, wrong, unmatched := 0, 0, 0
+	for seed := first; seed < first+int64(n); seed++ {
+		img, tr, err := scene.Still(seed, scene.StillOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		coverByStacked(tr.Dice)
+		for _, mode := range []string{"cal", "plain"} {
+			r := plain
+			if mode == "cal" {
+				cal.opts.DiePx = tr.EdgePx
+				r = cal
+			}
+			clear(gave)
+			dets, err := r.Read(img)
+			if err != nil {
+				img.Close()
+				t.Fatal(err)
+			}
+			matched := map[int]bool{}
+			for _, p := range matchStill(tr.Dice, dets) {
+				g, d := tr.Dice[p[0]], dets[p[1]]
+				matched[p[1]] = true
+				if !gave[key{d.CX, d.CY}] {
+					continue
+				}
+				ok := d.Value == g.Value
+				if ok {
+					right++
+				} else {
+					wrong++
+				}
+				t.Logf("seed %d %s die %d %s: truth %d read %d conf %.2f right %v", seed, mode, p[0], stillGroup(g), g.Value, d.Value, d.Confidence, ok)
+			}
+			for i, d := range dets {
+				if gave[key{d.CX, d.CY}] && !matched[i] {
+					unmatched++
+					t.Logf("seed %d %s: given %d unmatched at %.0f,%.0f", seed, mode, d.Value, d.CX, d.CY)
+				}
+			}
+		}
+		img.Close()
+	}
+	t.Logf("later looks' 1s and 2s given on %d stills from %d: %d right, %d wrong, %d on no die", n, first, right, wrong, unmatched)
 }
