@@ -214,3 +214,37 @@ func TestSmallStillsDiag(t *testing.T) {
 	}
 	t.Logf("later looks' 1s and 2s given on %d stills from %d: %d right, %d wrong, %d on no die", n, first, right, wrong, unmatched)
 }
+
+// TestSmallCandidate: a later look's 1 or 2 is kept for giveHeld only
+// with every pip found at its place, both scores high, the die's own
+// outline found and no other value read.
+func TestSmallCandidate(t *testing.T) {
+	one := faceValue{value: 1, conf: 0.9, blobs: 1, lv: 1, tmpl: 1, lscore: 1, nccScore: 1, sq: true}
+	cases := []struct {
+		name  string
+		f     faceValue
+		sil   bool
+		other int // another value read by a later look (0: none)
+		first int // the first look's value
+		want  bool
+	}{
+		{"a whole 1", one, true, 0, 0, true},
+		{"no outline", one, false, 0, 0, false},
+		{"a low layout score", func() faceValue { f := one; f.lscore = 0.8; return f }(), true, 0, 0, false},
+		{"a low template score", func() faceValue { f := one; f.nccScore = 0.8; return f }(), true, 0, 0, false},
+		{"another later value", one, true, 3, 0, false},
+		{"the first look read 2", one, true, 0, 2, false},
+		{"the first look read 1", one, true, 0, 1, true},
+	}
+	for _, tc := range cases {
+		var s faceScratch
+		s.noteSmall(tc.f)
+		if tc.other > 0 {
+			s.noteSmall(faceValue{value: tc.other, conf: 0.9})
+		}
+		s.smallSil = tc.sil
+		if _, got := s.smallCandidate(faceValue{value: tc.first, conf: 0.3}); got != tc.want {
+			t.Errorf("%s: kept %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
