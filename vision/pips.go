@@ -63,15 +63,23 @@ type faceScratch struct {
 	// localThr has blobs threshold each pixel against its own
 	// neighbourhood's strongest response (localBin).
 	localThr bool
-	g1       [faceN * faceN]float64
-	g2       [faceN * faceN]float64
-	tmp      [faceN * faceN]float64
-	dog      [faceN * faceN]float64
-	cm       [faceN * faceN]float64
-	silD     []int32 // silhouette's colour distances from the floor
-	silL     []bool  // silhouette's outline (then inside) pixels
-	silP     [][2]float64
-	silEdge  float64
+	// small is the first 1 or 2 a later look of readLooks read (with
+	// retryBelow or more) but could not give; smallN counts the later
+	// looks' values at that confidence (see smallface.go).
+	small  faceValue
+	smallN int
+	// smallSil: the read's die outline was found, turned smallSilAngle.
+	smallSil      bool
+	smallSilAngle float64
+	g1            [faceN * faceN]float64
+	g2            [faceN * faceN]float64
+	tmp           [faceN * faceN]float64
+	dog           [faceN * faceN]float64
+	cm            [faceN * faceN]float64
+	silD          []int32 // silhouette's colour distances from the floor
+	silL          []bool  // silhouette's outline (then inside) pixels
+	silP          [][2]float64
+	silEdge       float64
 }
 
 // pipMinContrast is the least pip-map contrast (difference of blurs, sum
@@ -364,6 +372,8 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 	// is not a die's alone, the gradients turn it.
 	cs, silOK := s.silhouette(fr, c)
 	s.silEdge = 0
+	s.small, s.smallN = faceValue{}, 0
+	s.smallSil, s.smallSilAngle = silOK, cs.angle
 	if silOK {
 		s.silEdge = cs.edge
 		c.angle = cs.angle
@@ -387,6 +397,10 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 		return f
 	}
 	second := func(f faceValue) (faceValue, bool) {
+		if lookTrace != nil {
+			lookTrace(f)
+		}
+		s.noteSmall(f)
 		f.conf = min(f.conf, secondLookMaxConf)
 		return f, f.value > 2 && f.conf >= retryBelow
 	}
@@ -444,7 +458,12 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 	// The pips' own row may show the face turned where the outline or
 	// the gradients did not.
 	for _, ct := range s.pipTurn(fr, fv.c) {
-		if f, ok := secondTurned(s.read1(fr, ct)); ok {
+		f1 := s.read1(fr, ct)
+		if lookTrace != nil {
+			lookTrace(f1)
+		}
+		s.noteSmall(f1)
+		if f, ok := secondTurned(f1); ok {
 			return f
 		}
 	}
@@ -608,6 +627,10 @@ func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 	}
 	return fv
 }
+
+// lookTrace, when set (tests), is called with every second look's value
+// in readLooks before its cap and its rule on values.
+var lookTrace func(f faceValue)
 
 // laterAgrees reports whether a later look's value v may stand beside
 // the first look's value first (read below the usual confidence): none,

@@ -464,7 +464,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 		}
 		out = append(out, d)
 	}
-	r.giveHeld(out)
+	r.giveHeld(fr, out)
 	out = r.framePipCheck(out)
 	r.sizeEvidence(out)
 	r.doubtCap(fr, out)
@@ -532,6 +532,25 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 	} else if c.weak {
 		return d, false
 	}
+	if d.Value == 0 && !held && (fv.value == 0 || fv.conf < r.opts.MinConfidence) {
+		// A later look's 1 or 2, held for giveHeld when the read shows
+		// the whole face (see smallface.go).
+		if sv, ok := r.face.smallCandidate(fv); ok && !r.veto(fr, sv, &d) && r.check(fr, sv, &d) {
+			h := heldValue{value: sv.value, side: min(sv.c.w, sv.c.h), box: sv.c.box().Add(roi.Min).Intersect(roi),
+				rec: checkRec{off: r.lastPipOff, colSpread: r.lastColSpread}, small: &sv}
+			h.dieEdge = max(top.edge, fv.silEdge)
+			if r.face.smallSil {
+				// How far the 2's pips turn from the outline's diagonal.
+				h.silTurn = math.Abs(math.Remainder(sv.c.angle+sv.rot-r.face.smallSilAngle, math.Pi/2))
+			} else {
+				h.silTurn = math.NaN()
+			}
+			if fb, ok := faceAroundPips(fr, blob, sv.pipBox, sv.c.edge); ok && !pipsOnly {
+				h.box = fb.Add(roi.Min).Intersect(roi)
+			}
+			r.held[[2]float64{d.CX, d.CY}] = h
+		}
+	}
 	if d.Value > 0 {
 		// The pips read mark the top face's centre: take the face
 		// out of the die's footprint around them.
@@ -592,6 +611,11 @@ type heldValue struct {
 	// agreeing. No face holds a 5's or a 6's pips and more, so it is not
 	// part of a larger face, whatever its size.
 	whole bool
+	// small: a later look's 1 or 2 (see smallface.go), given only on a
+	// face of about the frame's faces' size with nothing around its pips.
+	small   *faceValue
+	dieEdge float64 // the die's region or outline edge, for small
+	silTurn float64 // the small's layout turn from the outline (NaN: none)
 }
 
 // giveHeld gives the held values of the frame's unread dice whose face
@@ -604,7 +628,7 @@ type heldValue struct {
 // cocked die's region is its side faces, and the face read there may be
 // part of its top face or a side. A whole 5 or 6 (heldValue.whole) is
 // given at any size, with or without other faces read.
-func (r *Reader) giveHeld(dets []Detection) {
+func (r *Reader) giveHeld(fr bgrImage, dets []Detection) {
 	if len(r.held) == 0 {
 		return
 	}
@@ -619,11 +643,19 @@ func (r *Reader) giveHeld(dets []Detection) {
 		sort.Float64s(es)
 		med = (es[(len(es)-1)/2] + es[len(es)/2]) / 2
 	}
+	offMed := r.frameOffMedian(dets)
 	for i := range dets {
 		d := &dets[i]
 		h, ok := r.held[[2]float64{d.CX, d.CY}]
 		// Written so that a NaN size holds the value back.
-		if !ok || d.Value != 0 || !d.Flat || !(h.side >= heldFaceShare*med || h.whole) {
+		if !ok || d.Value != 0 || !d.Flat {
+			continue
+		}
+		if h.small != nil {
+			if !r.giveSmall(fr, d, h, med, offMed) {
+				continue
+			}
+		} else if !(h.side >= heldFaceShare*med || h.whole) {
 			continue
 		}
 		d.Value, d.Box = h.value, h.box
