@@ -129,6 +129,10 @@ type Reader struct {
 	// held: the values withheld only for a shrunk face's confidence,
 	// by the detection's centre, for giveHeld.
 	held map[[2]float64]heldValue
+	// unreadFaces: the face rectangle of each unread detection (in the
+	// frame's read coordinates), by the detection's centre, for
+	// frameSizeLook.
+	unreadFaces map[[2]float64]candidate
 }
 
 // NewReader returns a Reader with the given options.
@@ -270,6 +274,10 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 		r.held = map[[2]float64]heldValue{}
 	}
 	clear(r.held)
+	if r.unreadFaces == nil {
+		r.unreadFaces = map[[2]float64]candidate{}
+	}
+	clear(r.unreadFaces)
 	// A region too long for one die (see pairEnds), with the index of
 	// its own detection in out (-1: none). With cells, the ends are the
 	// cells of a part of a cluster too large for one die (see detect),
@@ -465,6 +473,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 		out = append(out, d)
 	}
 	r.giveHeld(out)
+	r.frameSizeLook(fr, out, roi)
 	out = r.framePipCheck(out)
 	r.sizeEvidence(out)
 	r.doubtCap(out)
@@ -567,6 +576,9 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 			r.held[[2]float64{d.CX, d.CY}] = h
 		}
 		d.Box = top.box().Add(roi.Min).Intersect(roi)
+	}
+	if d.Value == 0 && !held {
+		r.unreadFaces[[2]float64{d.CX, d.CY}] = c
 	}
 	if d.Value > 0 && d.Value == fv.lv {
 		d.latReach = fv.lat.major
@@ -702,3 +714,71 @@ func pairEnds(c candidate) []candidate {
 	}
 	return out
 }
+
+// frameSizeLook reads each unread die called flat again in a square as
+// large as the frame's read faces (their median edge, over minFrameDice
+// or more), on its face rectangle's centre and turn, as it is (no
+// refine): on a dark or marbled body refine often cuts the face short,
+// its outer pips then off the patch, and the larger looks of read re-trim
+// the rectangle. Only a 5 or a 6 is given so, with a second look's
+// confidence, after the veto and the check: no face holds a 5's or a 6's
+// pips and more, while a 3 or a 4 from a square of the frame's size may
+// be part of a larger face (generated stills 0..599 read uncalibrated: a
+// cocked 6 read as a 4, a stacked 5 as a 3).
+func (r *Reader) frameSizeLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
+	if len(r.unreadFaces) == 0 || frameSizeOff {
+		return
+	}
+	var es []float64
+	for _, d := range dets {
+		if d.Value > 0 {
+			es = append(es, d.EdgePx)
+		}
+	}
+	if len(es) < minFrameDice {
+		return
+	}
+	sort.Float64s(es)
+	med := (es[(len(es)-1)/2] + es[len(es)/2]) / 2
+	s := &r.face
+	for i := range dets {
+		d := &dets[i]
+		c, ok := r.unreadFaces[[2]float64{d.CX, d.CY}]
+		if !ok || d.Value != 0 || !d.Flat {
+			continue
+		}
+		var fv faceValue
+		for _, k := range frameSizeScales {
+			c.w, c.h, c.edge = k*med, k*med, k*med
+			s.keepRect = true
+			fv = s.read1(fr, c)
+			s.keepRect = false
+			if fv.value >= 5 && fv.conf >= retryBelow {
+				break
+			}
+		}
+		if fv.value < 5 || fv.conf < retryBelow {
+			continue
+		}
+		fv.conf = min(fv.conf, secondLookMaxConf)
+		nd := *d
+		nd.Confidence = fv.conf
+		if r.veto(fr, fv, &nd) || !r.check(fr, fv, &nd) {
+			continue
+		}
+		d.Value, d.Confidence = fv.value, fv.conf
+		d.Box = fv.c.box().Add(roi.Min).Intersect(roi)
+		if frameSizeTrace != nil {
+			frameSizeTrace(d, fv)
+		}
+		r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: r.lastPipOff, colSpread: r.lastColSpread, weakCue: true}
+	}
+}
+
+// frameSizeOff turns frameSizeLook off (for tests).
+var frameSizeOff = false
+
+// frameSizeTrace, when set, sees each value frameSizeLook gives.
+var frameSizeTrace func(d *Detection, fv faceValue)
+
+var frameSizeScales = []float64{1}
