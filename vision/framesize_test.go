@@ -7,8 +7,9 @@ import (
 	"gocv.io/x/gocv"
 )
 
-// TestFrameSizeLookByler reads byler_d6 dice whose face refine cut short
-// (a marbled 6 whose face read 19.5 px among faces of 29, a green 5): each
+// TestFrameSizeLookByler reads byler_d6 dice whose face rectangle was cut
+// short or moved off the face (a marbled 6 whose face read 19.5 px among
+// faces of 29, dark and marbled 5s and a dark 6 with red pips): each
 // reads as labelled only in a square as large as the frame's read faces
 // (frameSizeLook).
 func TestFrameSizeLookByler(t *testing.T) {
@@ -18,6 +19,9 @@ func TestFrameSizeLookByler(t *testing.T) {
 		label int
 	}{
 		{"IMG_20191208_111628.jpg", 14},
+		{"IMG_20191208_112025.jpg", 0},
+		{"IMG_20191208_112205.jpg", 4},
+		{"IMG_20191208_112332.jpg", 7},
 		{"IMG_20191209_095749.jpg", 3},
 	}
 	r := NewReader(ReaderOptions{})

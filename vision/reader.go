@@ -129,10 +129,10 @@ type Reader struct {
 	// held: the values withheld only for a shrunk face's confidence,
 	// by the detection's centre, for giveHeld.
 	held map[[2]float64]heldValue
-	// unreadFaces: the face rectangle of each unread detection (in the
-	// frame's read coordinates), by the detection's centre, for
-	// frameSizeLook.
-	unreadFaces map[[2]float64]candidate
+	// unreadFaces: the face rectangle and the region's top face of each
+	// unread detection (in the frame's read coordinates), by the
+	// detection's centre, for frameSizeLook.
+	unreadFaces map[[2]float64][2]candidate
 }
 
 // NewReader returns a Reader with the given options.
@@ -275,7 +275,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 	}
 	clear(r.held)
 	if r.unreadFaces == nil {
-		r.unreadFaces = map[[2]float64]candidate{}
+		r.unreadFaces = map[[2]float64][2]candidate{}
 	}
 	clear(r.unreadFaces)
 	// A region too long for one die (see pairEnds), with the index of
@@ -578,7 +578,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		d.Box = top.box().Add(roi.Min).Intersect(roi)
 	}
 	if d.Value == 0 && !held {
-		r.unreadFaces[[2]float64{d.CX, d.CY}] = c
+		r.unreadFaces[[2]float64{d.CX, d.CY}] = [2]candidate{c, top}
 	}
 	if d.Value > 0 && d.Value == fv.lv {
 		d.latReach = fv.lat.major
@@ -717,14 +717,19 @@ func pairEnds(c candidate) []candidate {
 
 // frameSizeLook reads each unread die called flat again in a square as
 // large as the frame's read faces (their median edge, over minFrameDice
-// or more), on its face rectangle's centre and turn, as it is (no
-// refine): on a dark or marbled body refine often cuts the face short,
-// its outer pips then off the patch, and the larger looks of read re-trim
-// the rectangle. Only a 5 or a 6 is given so, with a second look's
-// confidence, after the veto and the check: no face holds a 5's or a 6's
-// pips and more, while a 3 or a 4 from a square of the frame's size may
-// be part of a larger face (generated stills 0..599 read uncalibrated: a
-// cocked 6 read as a 4, a stacked 5 as a 3).
+// or more), turned as its face rectangle: on that rectangle's centre as
+// it is (no refine), then refined, then on the centre of the region's top
+// face. On a dark or marbled body refine often cuts the face short, its
+// outer pips then off the patch, and read's larger looks start from that
+// rectangle or trim again. Only a 5 or a 6 is given so, with a second
+// look's confidence, after the veto and the check: no face holds a 5's or
+// a 6's pips and more, while a 3 or a 4 read in a square of the frame's
+// size may be part of a larger face (generated stills 0..599 read
+// uncalibrated: a cocked 6 read as a 4, a stacked 5 as a 3). A square is
+// read only where 4 to 7 blobs show on the colour-distance, hue or redness
+// map (blobHope, far cheaper than a read; a 5 or a 6 with pips merged or
+// one mark more still passes): the look then costs about 0.12 ms of CPU a
+// byler photo on average.
 func (r *Reader) frameSizeLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 	if len(r.unreadFaces) == 0 || frameSizeOff {
 		return
@@ -743,14 +748,26 @@ func (r *Reader) frameSizeLook(fr bgrImage, dets []Detection, roi image.Rectangl
 	s := &r.face
 	for i := range dets {
 		d := &dets[i]
-		c, ok := r.unreadFaces[[2]float64{d.CX, d.CY}]
+		cs, ok := r.unreadFaces[[2]float64{d.CX, d.CY}]
 		if !ok || d.Value != 0 || !d.Flat {
 			continue
 		}
+		// The square on the face rectangle's centre as it is, then
+		// with refine's trim, then on the centre of the region's top
+		// face (the face rectangle may have moved off the face).
+		face, top := cs[0], cs[1]
 		var fv faceValue
-		for _, k := range frameSizeScales {
-			c.w, c.h, c.edge = k*med, k*med, k*med
-			s.keepRect = true
+		for _, try := range [...]struct {
+			cx, cy float64
+			keep   bool
+		}{{face.cx, face.cy, true}, {face.cx, face.cy, false}, {top.cx, top.cy, true}} {
+			c := face
+			c.cx, c.cy = try.cx, try.cy
+			c.w, c.h, c.edge = med, med, med
+			if !s.blobHope(fr, c, 4, 7) {
+				continue
+			}
+			s.keepRect = try.keep
 			fv = s.read1(fr, c)
 			s.keepRect = false
 			if fv.value >= 5 && fv.conf >= retryBelow {
@@ -780,5 +797,3 @@ var frameSizeOff = false
 
 // frameSizeTrace, when set, sees each value frameSizeLook gives.
 var frameSizeTrace func(d *Detection, fv faceValue)
-
-var frameSizeScales = []float64{1}
