@@ -53,16 +53,22 @@ func TestFrameSizeLookByler(t *testing.T) {
 	}
 }
 
-// TestFrameSizeLookFivesOnly reads, uncalibrated, the generated stills
-// where frameSizeLook, when it could give any value of 3 or more, gave a
-// wrong one (seeds 0..599): a cocked 6 read as a 4 (68 die 1), a stacked
-// 5 as a 3 (97 die 3), a blurred marbled 2 as a 3 (394 die 10). It gives
-// only a 5 or a 6, so each must read right or stay unread. (Unread, the
-// stacked 5 keeps its first read's box, which does not match its true
-// face; the look's square did.)
+// TestFrameSizeLookFivesOnly reads the generated stills where
+// frameSizeLook gave a wrong value: uncalibrated, when it could give any
+// value of 3 or more (seeds 0..599), a cocked 6 read as a 4 (68 die 1), a
+// stacked 5 as a 3 (97 die 3), a blurred marbled 2 as a 3 (394 die 10);
+// calibrated, a cocked 4 read as a 6 (1027 die 5, seeds 0..1999). It gives
+// only a 5 or a 6, and only without a known die size, so each must read
+// right or stay unread. (Unread, the stacked 5 keeps its first read's box,
+// which does not match its true face; the look's square did.)
 func TestFrameSizeLookFivesOnly(t *testing.T) {
-	for _, tc := range []stillDie{{68, 1}, {97, 3}, {394, 10}} {
-		g, d, ok := readStillDie(t, tc.seed, tc.die, false)
+	cases := []struct {
+		seed       int64
+		die        int
+		calibrated bool
+	}{{68, 1, false}, {97, 3, false}, {394, 10, false}, {1027, 5, true}}
+	for _, tc := range cases {
+		g, d, ok := readStillDie(t, tc.seed, tc.die, tc.calibrated)
 		if !ok && tc.seed == 97 {
 			continue
 		}
@@ -71,7 +77,7 @@ func TestFrameSizeLookFivesOnly(t *testing.T) {
 			continue
 		}
 		if d.Value != 0 && d.Value != g.Value {
-			t.Errorf("still %d die %d: read %d (confidence %.2f), true face %d", tc.seed, tc.die, d.Value, d.Confidence, g.Value)
+			t.Errorf("still %d die %d (calibrated %v): read %d (confidence %.2f), true face %d", tc.seed, tc.die, tc.calibrated, d.Value, d.Confidence, g.Value)
 		}
 	}
 }
