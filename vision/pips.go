@@ -515,6 +515,26 @@ func (s *faceScratch) localHope(fr bgrImage, c candidate) bool {
 	return s.pipRedMap() && five()
 }
 
+// blobHope reports whether the blobs found in the candidate's rectangle
+// as it is number lo to hi on the colour-distance, the hue or the
+// redness map: a far cheaper probe than a read.
+func (s *faceScratch) blobHope(fr bgrImage, c candidate, lo, hi int) bool {
+	s.sample(fr, c)
+	s.pipMap()
+	in := func() bool {
+		b, _ := s.blobs()
+		return len(b) >= lo && len(b) <= hi
+	}
+	if in() {
+		return true
+	}
+	s.pipChromaMap()
+	if in() {
+		return true
+	}
+	return s.pipRedMap() && in()
+}
+
 // trims reports whether refine changes the candidate's rectangle (when it
 // does not, a look without it reads the same).
 func (s *faceScratch) trims(fr bgrImage, c candidate) bool {

@@ -129,6 +129,10 @@ type Reader struct {
 	// held: the values withheld only for a shrunk face's confidence,
 	// by the detection's centre, for giveHeld.
 	held map[[2]float64]heldValue
+	// unreadFaces: the face rectangle and the region's top face of each
+	// unread detection (in the frame's read coordinates), by the
+	// detection's centre, for frameSizeLook.
+	unreadFaces map[[2]float64][2]candidate
 }
 
 // NewReader returns a Reader with the given options.
@@ -270,6 +274,10 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 		r.held = map[[2]float64]heldValue{}
 	}
 	clear(r.held)
+	if r.unreadFaces == nil {
+		r.unreadFaces = map[[2]float64][2]candidate{}
+	}
+	clear(r.unreadFaces)
 	// A region too long for one die (see pairEnds), with the index of
 	// its own detection in out (-1: none). With cells, the ends are the
 	// cells of a part of a cluster too large for one die (see detect),
@@ -465,6 +473,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 		out = append(out, d)
 	}
 	r.giveHeld(fr, out)
+	r.frameSizeLook(fr, out, roi)
 	out = r.framePipCheck(out)
 	r.sizeEvidence(out)
 	r.doubtCap(fr, out)
@@ -586,6 +595,9 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 			r.held[[2]float64{d.CX, d.CY}] = h
 		}
 		d.Box = top.box().Add(roi.Min).Intersect(roi)
+	}
+	if d.Value == 0 && !held {
+		r.unreadFaces[[2]float64{d.CX, d.CY}] = [2]candidate{c, top}
 	}
 	if d.Value > 0 && d.Value == fv.lv {
 		d.latReach = fv.lat.major
@@ -734,3 +746,89 @@ func pairEnds(c candidate) []candidate {
 	}
 	return out
 }
+
+// frameSizeLook reads each unread die called flat again in a square as
+// large as the frame's read faces (their median edge, over minFrameDice
+// or more), turned as its face rectangle: on that rectangle's centre as
+// it is (no refine), then refined, then on the centre of the region's top
+// face. On a dark or marbled body refine often cuts the face short, its
+// outer pips then off the patch, and read's larger looks start from that
+// rectangle or trim again. Only a 5 or a 6 is given so, with a second
+// look's confidence, after the veto and the check: no face holds a 5's or
+// a 6's pips and more, while a 3 or a 4 read in a square of the frame's
+// size may be part of a larger face (generated stills 0..599 read
+// uncalibrated: a cocked 6 read as a 4, a stacked 5 as a 3). Only without
+// a known die size: with one, the square placed on a cocked die took in
+// a side face's pips (generated still 1027, calibrated: a cocked 4 read
+// as a 6), and the known size already sets the reader's cuts. A square is
+// read only where 4 to 7 blobs show on the colour-distance, hue or redness
+// map (blobHope, far cheaper than a read; a 5 or a 6 with pips merged or
+// one mark more still passes): the look then costs about 0.12 ms of CPU a
+// byler photo on average.
+func (r *Reader) frameSizeLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
+	if len(r.unreadFaces) == 0 || frameSizeOff || r.knownSize() {
+		return
+	}
+	var es []float64
+	for _, d := range dets {
+		if d.Value > 0 {
+			es = append(es, d.EdgePx)
+		}
+	}
+	if len(es) < minFrameDice {
+		return
+	}
+	sort.Float64s(es)
+	med := (es[(len(es)-1)/2] + es[len(es)/2]) / 2
+	s := &r.face
+	for i := range dets {
+		d := &dets[i]
+		cs, ok := r.unreadFaces[[2]float64{d.CX, d.CY}]
+		if !ok || d.Value != 0 || !d.Flat {
+			continue
+		}
+		// The square on the face rectangle's centre as it is, then
+		// with refine's trim, then on the centre of the region's top
+		// face (the face rectangle may have moved off the face).
+		face, top := cs[0], cs[1]
+		var fv faceValue
+		for _, try := range [...]struct {
+			cx, cy float64
+			keep   bool
+		}{{face.cx, face.cy, true}, {face.cx, face.cy, false}, {top.cx, top.cy, true}} {
+			c := face
+			c.cx, c.cy = try.cx, try.cy
+			c.w, c.h, c.edge = med, med, med
+			if !s.blobHope(fr, c, 4, 7) {
+				continue
+			}
+			s.keepRect = try.keep
+			fv = s.read1(fr, c)
+			s.keepRect = false
+			if fv.value >= 5 && fv.conf >= retryBelow {
+				break
+			}
+		}
+		if fv.value < 5 || fv.conf < retryBelow {
+			continue
+		}
+		fv.conf = min(fv.conf, secondLookMaxConf)
+		nd := *d
+		nd.Confidence = fv.conf
+		if r.veto(fr, fv, &nd) || !r.check(fr, fv, &nd) {
+			continue
+		}
+		d.Value, d.Confidence = fv.value, fv.conf
+		d.Box = fv.c.box().Add(roi.Min).Intersect(roi)
+		if frameSizeTrace != nil {
+			frameSizeTrace(d, fv)
+		}
+		r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: r.lastPipOff, colSpread: r.lastColSpread, weakCue: true}
+	}
+}
+
+// frameSizeOff turns frameSizeLook off (for tests).
+var frameSizeOff = false
+
+// frameSizeTrace, when set, sees each value frameSizeLook gives.
+var frameSizeTrace func(d *Detection, fv faceValue)
