@@ -547,7 +547,6 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		if sv, ok := r.face.smallCandidate(fv); ok && !r.veto(fr, sv, &d) && r.check(fr, sv, &d) {
 			h := heldValue{value: sv.value, side: min(sv.c.w, sv.c.h), box: sv.c.box().Add(roi.Min).Intersect(roi),
 				rec: checkRec{off: r.lastPipOff, colSpread: r.lastColSpread}, small: &sv}
-			h.dieEdge = max(top.edge, fv.silEdge)
 			if r.face.smallSil {
 				// How far the 2's pips turn from the outline's diagonal.
 				h.silTurn = math.Abs(math.Remainder(sv.c.angle+sv.rot-r.face.smallSilAngle, math.Pi/2))
@@ -626,7 +625,6 @@ type heldValue struct {
 	// small: a later look's 1 or 2 (see smallface.go), given only on a
 	// face of about the frame's faces' size with nothing around its pips.
 	small   *faceValue
-	dieEdge float64 // the die's region or outline edge, for small
 	silTurn float64 // the small's layout turn from the outline (NaN: none)
 }
 
