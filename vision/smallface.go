@@ -178,7 +178,8 @@ func (r *Reader) giveSmall(fr bgrImage, d *Detection, h heldValue, med, offMed f
 	switch {
 	case !(h.side >= smallFaceMin*med && h.side <= smallFaceMax*med):
 		why = "face size"
-	case d.SizeRatio >= smallMaxSizeRatio:
+	case !(d.SizeRatio < smallMaxSizeRatio):
+		// Written so that a NaN size holds the value back.
 		why = "size ratio"
 	case h.value == 2 && !(off >= smallRowRel*offMed) && !(h.silTurn <= smallSilTurn):
 		why = "pip spacing"

@@ -248,3 +248,29 @@ func TestSmallCandidate(t *testing.T) {
 		}
 	}
 }
+
+// TestSmallSizeRatioNaN: like every other size test of giveSmall, the
+// stacked cut holds a later look's 1 or 2 back when the die's size ratio
+// is not a number, rather than let it through.
+func TestSmallSizeRatioNaN(t *testing.T) {
+	m := drawTable(200, 120, []synthDie{{cx: 100, cy: 60, edge: 30, value: 1}}, 5)
+	defer m.Close()
+	pix, err := m.DataPtrUint8()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := bgrImage{pix: pix, w: m.Cols(), h: m.Rows()}
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	sv := faceValue{value: 1, conf: 1, c: candidate{cx: 100, cy: 60, w: 30, h: 30, edge: 30}}
+	h := heldValue{value: 1, side: 30, small: &sv, silTurn: math.NaN()}
+	for _, tc := range []struct {
+		size float64
+		want bool
+	}{{1, true}, {smallMaxSizeRatio, false}, {math.NaN(), false}} {
+		d := Detection{Flat: true, SizeRatio: tc.size}
+		if got := r.giveSmall(fr, &d, h, 30, 7.5); got != tc.want {
+			t.Errorf("size ratio %v: giveSmall %v, want %v", tc.size, got, tc.want)
+		}
+	}
+}
