@@ -14,16 +14,26 @@ import (
 // (frameSizeLook).
 func TestFrameSizeLookByler(t *testing.T) {
 	ps := loadPhotoSet(t, "byler_d6")
-	cases := []struct {
-		name  string
-		label int
-	}{
+	cases := []bylerLabel{
 		{"IMG_20191208_111628.jpg", 14},
 		{"IMG_20191208_112025.jpg", 0},
 		{"IMG_20191208_112205.jpg", 4},
 		{"IMG_20191208_112332.jpg", 7},
 		{"IMG_20191209_095749.jpg", 3},
 	}
+	readBylerLabels(t, ps, cases)
+}
+
+// bylerLabel names a labelled die of a byler_d6 photo.
+type bylerLabel struct {
+	name  string
+	label int
+}
+
+// readBylerLabels reads each photo of cases (one reader for them all)
+// and fails for each labelled die not detected or not read as labelled.
+func readBylerLabels(t *testing.T, ps photoSet, cases []bylerLabel) {
+	t.Helper()
 	r := NewReader(ReaderOptions{})
 	defer r.Close()
 	for _, tc := range cases {
