@@ -46,6 +46,10 @@ func TestSmallPhotos(t *testing.T) {
 		{"IMG_20191209_095800.jpg", 1},
 		{"IMG_20191209_095929.jpg", 2},
 	}
+	// smallOff as it was (DICEWATCH_SMALL_OFF sets it for a whole run),
+	// also when a read below stops the test.
+	was := smallOff
+	defer func() { smallOff = was }()
 	for _, tc := range cases {
 		// Pick the labelled die the rule reads: the one unread without it.
 		smallOff = true
