@@ -3,8 +3,6 @@ package vision
 import (
 	"strings"
 	"testing"
-
-	"github.com/dicewatch/dicewatch/vision/scene"
 )
 
 // TestFoldStills reads generated stills where a face rectangle lay across
@@ -34,47 +32,22 @@ func TestFoldStills(t *testing.T) {
 		}
 	}
 	defer func() { checkTrace = nil }()
-	plain := NewReader(ReaderOptions{})
-	defer plain.Close()
-	cal := NewReader(ReaderOptions{DiePx: 1})
-	defer cal.Close()
 	for _, tc := range cases {
-		img, tr, err := scene.Still(tc.seed, scene.StillOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		coverByStacked(tr.Dice)
-		r := plain
-		if tc.cal {
-			cal.opts.DiePx = tr.EdgePx
-			r = cal
-		}
 		clear(folds)
-		dets, err := r.Read(img)
-		img.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := false
-		for _, p := range matchStill(tr.Dice, dets) {
-			if p[0] != tc.die {
-				continue
-			}
-			found = true
-			g, d := tr.Dice[p[0]], dets[p[1]]
-			if d.Value == 0 || d.Value == g.Value {
-				continue // read right or withheld: nothing to doubt
-			}
-			t.Logf("still %d (calibrated %v) die %d: read %d (true %d) at %.2f, fold %v", tc.seed, tc.cal, tc.die, d.Value, g.Value, d.Confidence, folds[key{d.CX, d.CY}])
-			if d.Confidence >= 0.9 {
-				t.Errorf("still %d (calibrated %v) die %d: read %d with confidence %.2f, true face %d", tc.seed, tc.cal, tc.die, d.Value, d.Confidence, g.Value)
-			}
-			if !folds[key{d.CX, d.CY}] {
-				t.Errorf("still %d (calibrated %v) die %d: read %d (true %d), no fold found", tc.seed, tc.cal, tc.die, d.Value, g.Value)
-			}
-		}
-		if !found {
+		g, d, ok := readStillDie(t, tc.seed, tc.die, tc.cal)
+		if !ok {
 			t.Errorf("still %d die %d: not detected", tc.seed, tc.die)
+			continue
+		}
+		if d.Value == 0 || d.Value == g.Value {
+			continue // read right or withheld: nothing to doubt
+		}
+		t.Logf("still %d (calibrated %v) die %d: read %d (true %d) at %.2f, fold %v", tc.seed, tc.cal, tc.die, d.Value, g.Value, d.Confidence, folds[key{d.CX, d.CY}])
+		if d.Confidence >= 0.9 {
+			t.Errorf("still %d (calibrated %v) die %d: read %d with confidence %.2f, true face %d", tc.seed, tc.cal, tc.die, d.Value, d.Confidence, g.Value)
+		}
+		if !folds[key{d.CX, d.CY}] {
+			t.Errorf("still %d (calibrated %v) die %d: read %d (true %d), no fold found", tc.seed, tc.cal, tc.die, d.Value, g.Value)
 		}
 	}
 }

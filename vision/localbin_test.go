@@ -2,10 +2,7 @@ package vision
 
 import (
 	"math"
-	"path/filepath"
 	"testing"
-
-	"gocv.io/x/gocv"
 )
 
 // TestLocalBinFadedPips draws a 5 on the colour-distance map with two
@@ -55,10 +52,7 @@ func TestLocalBinFadedPips(t *testing.T) {
 // only by the look that thresholds pips against their own neighbourhood.
 func TestLocalLookByler(t *testing.T) {
 	ps := loadPhotoSet(t, "byler_d6")
-	cases := []struct {
-		name  string
-		label int
-	}{
+	cases := []bylerLabel{
 		{"IMG_20191208_112010.jpg", 1},
 		{"IMG_20191208_112332.jpg", 12},
 		{"IMG_20191208_112458.jpg", 4},
@@ -67,33 +61,7 @@ func TestLocalLookByler(t *testing.T) {
 		{"IMG_20191208_112205.jpg", 1},
 		{"IMG_20191209_100229.jpg", 4},
 	}
-	r := NewReader(ReaderOptions{})
-	defer r.Close()
-	for _, tc := range cases {
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", tc.name), gocv.IMReadColor)
-		if img.Empty() {
-			t.Fatalf("%s: cannot read", tc.name)
-		}
-		dets, err := r.Read(img)
-		img.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		truth := ps.dice[tc.name]
-		found := false
-		for _, p := range match(truth, dets) {
-			if p[0] != tc.label {
-				continue
-			}
-			found = true
-			if d := dets[p[1]]; d.Value != truth[tc.label].value {
-				t.Errorf("%s label %d (a %d): read %d (confidence %.2f)", tc.name, tc.label, truth[tc.label].value, d.Value, d.Confidence)
-			}
-		}
-		if !found {
-			t.Errorf("%s label %d: not detected", tc.name, tc.label)
-		}
-	}
+	readBylerLabels(t, ps, cases)
 }
 
 // TestLocalLookFivesOnly reads the two generated stills where the

@@ -499,20 +499,7 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 // these three maps; the darkness and body-to-pip colour maps passed
 // faces it did not read.)
 func (s *faceScratch) localHope(fr bgrImage, c candidate) bool {
-	s.sample(fr, c)
-	s.pipMap()
-	five := func() bool {
-		b, _ := s.blobs()
-		return len(b) >= 5 && len(b) <= 6
-	}
-	if five() {
-		return true
-	}
-	s.pipChromaMap()
-	if five() {
-		return true
-	}
-	return s.pipRedMap() && five()
+	return s.blobHope(fr, c, 5, 6)
 }
 
 // blobHope reports whether the blobs found in the candidate's rectangle

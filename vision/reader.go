@@ -520,9 +520,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 	d.CX, d.CY = c.cx+float64(roi.Min.X), c.cy+float64(roi.Min.Y)
 	d.EdgePx = c.edge
 	d.Box = c.box().Add(roi.Min).Intersect(roi)
-	if !fv.pipBox.Empty() {
-		d.PipBox = fv.pipBox.Add(roi.Min).Intersect(roi)
-	}
+	d.PipBox = pipBoxIn(fv.pipBox, roi)
 	d.Confidence = fv.conf
 	r.lastPipOff, r.lastLarger, r.lastColSpread = 0, false, 0
 	if candTrace != nil {
@@ -546,8 +544,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		// the whole face (see smallface.go).
 		if sv, ok := r.face.smallCandidate(fv); ok && !r.veto(fr, sv, &d) && r.check(fr, sv, &d) {
 			h := heldValue{value: sv.value, side: min(sv.c.w, sv.c.h), box: sv.c.box().Add(roi.Min).Intersect(roi),
-				rec: checkRec{off: r.lastPipOff, colSpread: r.lastColSpread}, small: &sv}
-			h.dieEdge = max(top.edge, fv.silEdge)
+				rec: checkRec{off: r.lastPipOff, colSpread: r.lastColSpread}, small: &sv, pipBox: pipBoxIn(sv.pipBox, roi)}
 			if r.face.smallSil {
 				// How far the 2's pips turn from the outline's diagonal.
 				h.silTurn = math.Abs(math.Remainder(sv.c.angle+sv.rot-r.face.smallSilAngle, math.Pi/2))
@@ -611,6 +608,15 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 	return d, true
 }
 
+// pipBoxIn is a read's pip box (region pixels) in the frame, clipped to
+// the region roi; empty when the read counted no pips.
+func pipBoxIn(pb, roi image.Rectangle) image.Rectangle {
+	if pb.Empty() {
+		return image.Rectangle{}
+	}
+	return pb.Add(roi.Min).Intersect(roi)
+}
+
 // heldValue is a value readCandidate withheld only because its face was
 // shrunk (see shrunkConfidence), with the box and check record it would
 // have had.
@@ -626,8 +632,8 @@ type heldValue struct {
 	// small: a later look's 1 or 2 (see smallface.go), given only on a
 	// face of about the frame's faces' size with nothing around its pips.
 	small   *faceValue
-	dieEdge float64 // the die's region or outline edge, for small
-	silTurn float64 // the small's layout turn from the outline (NaN: none)
+	silTurn float64         // the small's layout turn from the outline (NaN: none)
+	pipBox  image.Rectangle // the small's pips, in the frame
 }
 
 // giveHeld gives the held values of the frame's unread dice whose face
@@ -671,6 +677,10 @@ func (r *Reader) giveHeld(fr bgrImage, dets []Detection) {
 			continue
 		}
 		d.Value, d.Box = h.value, h.box
+		if h.small != nil {
+			// The pips counted are the later look's, not the first's.
+			d.PipBox = h.pipBox
+		}
 		r.checked[[2]float64{d.CX, d.CY}] = h.rec
 	}
 }
@@ -820,6 +830,7 @@ func (r *Reader) frameSizeLook(fr bgrImage, dets []Detection, roi image.Rectangl
 		}
 		d.Value, d.Confidence = fv.value, fv.conf
 		d.Box = fv.c.box().Add(roi.Min).Intersect(roi)
+		d.PipBox = pipBoxIn(fv.pipBox, roi)
 		if frameSizeTrace != nil {
 			frameSizeTrace(d, fv)
 		}

@@ -1237,8 +1237,10 @@ func sizeByPips(ds []Detection) {
 		if !d.regrown && r <= d.SizeRatio {
 			continue
 		}
-		e := d.EdgePx / d.SizeRatio // the expected edge
+		if d.SizeRatio > 0 {
+			e := d.EdgePx / d.SizeRatio // the expected edge
+			d.EdgePx = r * e
+		}
 		d.SizeRatio = r
-		d.EdgePx = r * e
 	}
 }

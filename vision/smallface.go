@@ -165,8 +165,8 @@ var smallGiveTrace func(d *Detection, why string)
 // size, a die not past the stacked cut, a 2's pips as far apart as the
 // frame's faces' (two neighbouring pips of a larger face's square, taken
 // turned, sit at 1/sqrt2 of its offset), and nothing pip-like on any map
-// of a square of vetoGrow times the largest of the frame's face edge, the
-// die's region or outline and the face's own rectangle, around it.
+// of a square of vetoGrow times the larger of the frame's face edge and
+// the face's own rectangle, around it (see nothingBeside).
 func (r *Reader) giveSmall(fr bgrImage, d *Detection, h heldValue, med, offMed float64) bool {
 	why := ""
 	off := h.rec.off
@@ -178,7 +178,8 @@ func (r *Reader) giveSmall(fr bgrImage, d *Detection, h heldValue, med, offMed f
 	switch {
 	case !(h.side >= smallFaceMin*med && h.side <= smallFaceMax*med):
 		why = "face size"
-	case d.SizeRatio >= smallMaxSizeRatio:
+	case !(d.SizeRatio < smallMaxSizeRatio):
+		// Written so that a NaN size holds the value back.
 		why = "size ratio"
 	case h.value == 2 && !(off >= smallRowRel*offMed) && !(h.silTurn <= smallSilTurn):
 		why = "pip spacing"

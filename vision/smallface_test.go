@@ -46,6 +46,10 @@ func TestSmallPhotos(t *testing.T) {
 		{"IMG_20191209_095800.jpg", 1},
 		{"IMG_20191209_095929.jpg", 2},
 	}
+	// smallOff as it was (DICEWATCH_SMALL_OFF sets it for a whole run),
+	// also when a read below stops the test.
+	was := smallOff
+	defer func() { smallOff = was }()
 	for _, tc := range cases {
 		// Pick the labelled die the rule reads: the one unread without it.
 		smallOff = true
@@ -117,15 +121,7 @@ func TestSmallNothingBeside(t *testing.T) {
 // 2 sits at 1/sqrt2 of the frame's offset, turned an eighth of a turn
 // from the outline.
 func TestSmallSpacing(t *testing.T) {
-	m := drawTable(200, 120, []synthDie{{cx: 100, cy: 60, edge: 30, value: 2}}, 5)
-	defer m.Close()
-	pix, err := m.DataPtrUint8()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fr := bgrImage{pix: pix, w: m.Cols(), h: m.Rows()}
-	r := NewReader(ReaderOptions{})
-	defer r.Close()
+	fr, r := giveSmallTable(t, 2)
 	sv := faceValue{value: 2, conf: 1, c: candidate{cx: 100, cy: 60, w: 30, h: 30, edge: 30}}
 	cases := []struct {
 		name    string
@@ -247,4 +243,38 @@ func TestSmallCandidate(t *testing.T) {
 			t.Errorf("%s: kept %v, want %v", tc.name, got, tc.want)
 		}
 	}
+}
+
+// TestSmallSizeRatioNaN: like every other size test of giveSmall, the
+// stacked cut holds a later look's 1 or 2 back when the die's size ratio
+// is not a number, rather than let it through.
+func TestSmallSizeRatioNaN(t *testing.T) {
+	fr, r := giveSmallTable(t, 1)
+	sv := faceValue{value: 1, conf: 1, c: candidate{cx: 100, cy: 60, w: 30, h: 30, edge: 30}}
+	h := heldValue{value: 1, side: 30, small: &sv, silTurn: math.NaN()}
+	for _, tc := range []struct {
+		size float64
+		want bool
+	}{{1, true}, {smallMaxSizeRatio, false}, {math.NaN(), false}} {
+		d := Detection{Flat: true, SizeRatio: tc.size}
+		if got := r.giveSmall(fr, &d, h, 30, 7.5); got != tc.want {
+			t.Errorf("size ratio %v: giveSmall %v, want %v", tc.size, got, tc.want)
+		}
+	}
+}
+
+// giveSmallTable draws one die of value v, edge 30, at 100,60 on a
+// 200x120 table, for giveSmall: the frame and a reader, both released
+// when the test ends.
+func giveSmallTable(t *testing.T, v int) (bgrImage, *Reader) {
+	t.Helper()
+	m := drawTable(200, 120, []synthDie{{cx: 100, cy: 60, edge: 30, value: v}}, 5)
+	t.Cleanup(func() { m.Close() })
+	pix, err := m.DataPtrUint8()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(ReaderOptions{})
+	t.Cleanup(func() { r.Close() })
+	return bgrImage{pix: pix, w: m.Cols(), h: m.Rows()}, r
 }
