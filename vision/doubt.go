@@ -245,7 +245,8 @@ func (r *Reader) folded(fr bgrImage, c candidate) bool {
 // What they cost, as values at 0.9 or more capped at doubtMaxConf (none
 // of them wrong), before this rule: byler_d6 15 of 371 (flatness 8,
 // pitch 6, colour 2), matteo_webcam 12 of 458 (flatness 10, pitch 3);
-// stills 0..599 calibrated 34 of 794, uncalibrated 10 of 494. A pitch
+// stills 0..599 calibrated 34 of 794, uncalibrated 10 of 494; stills
+// 0..1999 calibrated 119 of 2559, uncalibrated 32 of 1605. A pitch
 // doubt counted once with any other doubt caught the same dice at
 // byler_d6 24 and uncalibrated stills 20; counted alone (under 0.93) it
 // capped 40 of byler_d6's 371.
