@@ -85,6 +85,11 @@ type stillTally struct {
 	// Confidently wrong over every detected die, and by group.
 	confidentWrongAll int
 	groupConfWrong    map[string]int
+	// confWrongList: one line per confidently wrong value (seed, die,
+	// group, truth, value and what the reader knew), printed in report.
+	confWrongList []string
+	seed          int64
+	reader        *Reader
 	// relAll: the values given to every detected die, by confidence.
 	relAll reliability
 	// Detection per group: truth count and matched count.
@@ -225,6 +230,13 @@ func (st *stillTally) add(tr scene.StillTruth, dets []Detection) {
 		if d.Value != 0 && d.Value != g.Value && d.Confidence >= 0.9 {
 			st.confidentWrongAll++
 			st.groupConfWrong[grp]++
+			line := fmt.Sprintf("still %d die %d (%s): truth %d read %d conf %.2f flat %v flatness %.2f size ratio %.2f",
+				st.seed, i, grp, g.Value, d.Value, d.Confidence, d.Flat, d.Flatness, d.SizeRatio)
+			if st.reader != nil {
+				rec := st.reader.checked[[2]float64{d.CX, d.CY}]
+				line += fmt.Sprintf(" doubts %d shrunk %v weak %v colSpread %.2f off %.3f", doubts(dets, j, rec), rec.shrunk, rec.weak, rec.colSpread, rec.off)
+			}
+			st.confWrongList = append(st.confWrongList, line)
 		}
 		st.relAll.add(d.Value, g.Value, d.Confidence)
 		switch grp {
@@ -333,6 +345,9 @@ func (st *stillTally) report() string {
 		fmt.Fprintf(&b, "%s %d", g, st.groupConfWrong[g])
 	}
 	b.WriteString(")\n")
+	for _, l := range st.confWrongList {
+		b.WriteString("  " + l + "\n")
+	}
 	b.WriteString("every detected die: " + st.relAll.report())
 	fmt.Fprintf(&b, "cocked recall %.2f%% (%d/%d detected cocked dice not flat; %d cocked dice in all, recall over all %.2f%%); not flat or value withheld %.2f%% (%d)\n",
 		100*st.cockedRecall(), st.cockedHit, st.cockedDet, st.cockedN, 100*ratio(st.cockedHit, st.cockedN),
@@ -413,6 +428,7 @@ func evalStills(t *testing.T, n int) map[string]*stillTally {
 	// edge at each place (stillEdgeAt), as a table calibration gives it,
 	// rather than the nominal edge for the whole picture.
 	localEdge := os.Getenv("DICEWATCH_STILL_EDGE") == "local"
+	sl := openSureLog(t)
 	for _, m := range modes {
 		out[m.name] = newStillTally()
 	}
@@ -447,7 +463,13 @@ func evalStills(t *testing.T, n int) map[string]*stillTally {
 			st := out[m.name]
 			st.readTime += d
 			st.reads++
+			st.seed, st.reader = seed, r
 			st.add(tr, dets)
+			if sl != nil {
+				for _, p := range matchStill(tr.Dice, dets) {
+					sl.note(m.name+"/"+stillGroup(tr.Dice[p[0]]), dets[p[1]], tr.Dice[p[0]].Value)
+				}
+			}
 			if debug != "" && m.calibrated && seed < 40 {
 				var truth []gtDie
 				for _, g := range tr.Dice {

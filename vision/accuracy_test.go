@@ -258,6 +258,7 @@ func evalPhotoSet(t testing.TB, ps photoSet, r *Reader, pipBoxes bool) tally {
 	t.Helper()
 	debug := os.Getenv("DICEWATCH_DEBUG_DIR")
 	var tl tally
+	sl := openSureLog(t)
 	for _, name := range ps.images {
 		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
 		if img.Empty() {
@@ -291,6 +292,7 @@ func evalPhotoSet(t testing.TB, ps photoSet, r *Reader, pipBoxes bool) tally {
 				tl.confidentWrong++
 			}
 			tl.rel.add(d.Value, g.value, d.Confidence)
+			sl.note(ps.name, d, g.value)
 		}
 		if debug != "" {
 			writeDebug(debug, ps.name+"_"+name, img, truth, dets, pairs)
