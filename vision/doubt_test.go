@@ -4,8 +4,6 @@ import (
 	"image"
 	"os"
 	"testing"
-
-	"github.com/dicewatch/dicewatch/vision/scene"
 )
 
 // DICEWATCH_NO_DOUBT (any value) turns doubtCap off in every test, for
@@ -61,11 +59,7 @@ func TestDoubts(t *testing.T) {
 // before doubtCap), in the mode it did. Each such die must now read right,
 // stay unread, or keep a confidence under 0.9.
 func TestConfidentlyWrongStills(t *testing.T) {
-	cases := []struct {
-		seed int64
-		cal  bool
-		die  int
-	}{
+	cases := []sureCase{
 		{107, true, 5}, {107, true, 4}, {786, true, 2}, {807, true, 2}, {864, true, 2},
 		{892, true, 11}, {1288, true, 4}, {1388, true, 7}, {1403, true, 7}, {1582, true, 8},
 		{9, false, 2}, {116, false, 1}, {545, false, 5}, {658, false, 4}, {664, false, 4},
@@ -83,29 +77,9 @@ func TestConfidentlyWrongStills(t *testing.T) {
 	cal := NewReader(ReaderOptions{DiePx: 1})
 	defer cal.Close()
 	for _, tc := range cases {
-		img, tr, err := scene.Still(tc.seed, scene.StillOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		coverByStacked(tr.Dice)
-		r := plain
-		if tc.cal {
-			cal.opts.DiePx = tr.EdgePx
-			r = cal
-		}
-		dets, err := r.Read(img)
-		img.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range matchStill(tr.Dice, dets) {
-			if p[0] != tc.die {
-				continue
-			}
-			g, d := tr.Dice[p[0]], dets[p[1]]
-			if d.Value != 0 && d.Value != g.Value && d.Confidence >= 0.9 {
-				t.Errorf("still %d (calibrated %v) die %d: read %d with confidence %.2f, true face %d", tc.seed, tc.cal, tc.die, d.Value, d.Confidence, g.Value)
-			}
+		g, d, _, ok := readSureCase(t, plain, cal, tc)
+		if ok && d.Value != 0 && d.Value != g.Value && d.Confidence >= 0.9 {
+			t.Errorf("still %d (calibrated %v) die %d: read %d with confidence %.2f, true face %d", tc.seed, tc.cal, tc.die, d.Value, d.Confidence, g.Value)
 		}
 	}
 }
