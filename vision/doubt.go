@@ -1,9 +1,6 @@
 package vision
 
-import (
-	"math"
-	"sort"
-)
+import "math"
 
 // Doubt: what a value's confidence does not see.
 //
@@ -200,9 +197,7 @@ func (r *Reader) doubtCap(fr bgrImage, dets []Detection) {
 				}
 			}
 			if len(others) > 0 {
-				sort.Float64s(others)
-				med := (others[(len(others)-1)/2] + others[len(others)/2]) / 2
-				pitch = reach[i] / med
+				pitch = reach[i] / sortedMedian(others)
 			}
 		}
 		if sureTrace != nil {

@@ -608,6 +608,28 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 	return d, true
 }
 
+// sortedMedian sorts xs in place and returns its median (the mean of the
+// two middle values for an even count); xs must not be empty.
+func sortedMedian(xs []float64) float64 {
+	sort.Float64s(xs)
+	return (xs[(len(xs)-1)/2] + xs[len(xs)/2]) / 2
+}
+
+// readEdgeMedian is the median face edge of dets' read dice, false with
+// fewer than minFrameDice of them.
+func readEdgeMedian(dets []Detection) (float64, bool) {
+	var es []float64
+	for _, d := range dets {
+		if d.Value > 0 {
+			es = append(es, d.EdgePx)
+		}
+	}
+	if len(es) < minFrameDice {
+		return 0, false
+	}
+	return sortedMedian(es), true
+}
+
 // pipBoxIn is a read's pip box (region pixels) in the frame, clipped to
 // the region roi; empty when the read counted no pips.
 func pipBoxIn(pb, roi image.Rectangle) image.Rectangle {
@@ -650,16 +672,9 @@ func (r *Reader) giveHeld(fr bgrImage, dets []Detection) {
 	if len(r.held) == 0 {
 		return
 	}
-	var es []float64
-	for _, d := range dets {
-		if d.Value > 0 {
-			es = append(es, d.EdgePx)
-		}
-	}
-	med := math.NaN()
-	if len(es) >= minFrameDice {
-		sort.Float64s(es)
-		med = (es[(len(es)-1)/2] + es[len(es)/2]) / 2
+	med, ok := readEdgeMedian(dets)
+	if !ok {
+		med = math.NaN()
 	}
 	offMed := r.frameOffMedian(dets)
 	for i := range dets {
@@ -779,17 +794,10 @@ func (r *Reader) frameSizeLook(fr bgrImage, dets []Detection, roi image.Rectangl
 	if len(r.unreadFaces) == 0 || frameSizeOff || r.knownSize() {
 		return
 	}
-	var es []float64
-	for _, d := range dets {
-		if d.Value > 0 {
-			es = append(es, d.EdgePx)
-		}
-	}
-	if len(es) < minFrameDice {
+	med, ok := readEdgeMedian(dets)
+	if !ok {
 		return
 	}
-	sort.Float64s(es)
-	med := (es[(len(es)-1)/2] + es[len(es)/2]) / 2
 	s := &r.face
 	for i := range dets {
 		d := &dets[i]

@@ -5,7 +5,6 @@ import (
 	"image"
 	"math"
 	"os"
-	"sort"
 
 	"gocv.io/x/gocv"
 )
@@ -1228,12 +1227,7 @@ func sizeByPips(ds []Detection) {
 		if len(ref) == 0 {
 			continue
 		}
-		sort.Float64s(ref)
-		k := ref[len(ref)/2]
-		if len(ref)%2 == 0 {
-			k = (k + ref[len(ref)/2-1]) / 2
-		}
-		r := d.pipScale / k
+		r := d.pipScale / sortedMedian(ref)
 		if !d.regrown && r <= d.SizeRatio {
 			continue
 		}

@@ -1,9 +1,6 @@
 package vision
 
-import (
-	"math"
-	"sort"
-)
+import "math"
 
 // Later looks' 1s and 2s.
 //
@@ -219,6 +216,5 @@ func (r *Reader) frameOffMedian(dets []Detection) float64 {
 	if len(ms) < minFrameDice {
 		return math.NaN()
 	}
-	sort.Float64s(ms)
-	return (ms[(len(ms)-1)/2] + ms[len(ms)/2]) / 2
+	return sortedMedian(ms)
 }

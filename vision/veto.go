@@ -1,9 +1,6 @@
 package vision
 
-import (
-	"math"
-	"sort"
-)
+import "math"
 
 // The value veto.
 //
@@ -249,8 +246,7 @@ func (r *Reader) framePipCheck(dets []Detection) []Detection {
 	if len(ms) < minFrameDice {
 		return dets
 	}
-	sort.Float64s(ms)
-	med := (ms[(len(ms)-1)/2] + ms[len(ms)/2]) / 2
+	med := sortedMedian(ms)
 	kept := dets[:0]
 	for i, d := range dets {
 		if rel[i] > 0 {
@@ -395,8 +391,7 @@ func (r *Reader) pipLayout(fr bgrImage, fv faceValue) (float64, float64) {
 		for i := range cols {
 			v[i] = cols[i][ch]
 		}
-		sort.Float64s(v)
-		med[ch] = (v[(len(v)-1)/2] + v[len(v)/2]) / 2
+		med[ch] = sortedMedian(v)
 		contrast += math.Abs(med[ch] - s.med[ch])
 	}
 	if contrast <= 0 {
