@@ -159,55 +159,30 @@ func TestSmallStillsDiag(t *testing.T) {
 		}
 	}
 	defer func() { smallGiveTrace = nil }()
-	plain := NewReader(ReaderOptions{})
-	defer plain.Close()
-	cal := NewReader(ReaderOptions{DiePx: 1})
-	defer cal.Close()
-	n := stillCount(t, defaultStills)
-	first := stillFirst(t)
 	right, wrong, unmatched := 0, 0, 0
-	for seed := first; seed < first+int64(n); seed++ {
-		img, tr, err := scene.Still(seed, scene.StillOptions{})
-		if err != nil {
-			t.Fatal(err)
+	first, n := readStills(t, func() { clear(gave) }, func(seed int64, mode string, img gocv.Mat, tr scene.StillTruth, dets []Detection) {
+		matched := map[int]bool{}
+		for _, p := range matchStill(tr.Dice, dets) {
+			g, d := tr.Dice[p[0]], dets[p[1]]
+			matched[p[1]] = true
+			if !gave[key{d.CX, d.CY}] {
+				continue
+			}
+			ok := d.Value == g.Value
+			if ok {
+				right++
+			} else {
+				wrong++
+			}
+			t.Logf("seed %d %s die %d %s: truth %d read %d conf %.2f right %v", seed, mode, p[0], stillGroup(g), g.Value, d.Value, d.Confidence, ok)
 		}
-		coverByStacked(tr.Dice)
-		for _, mode := range []string{"cal", "plain"} {
-			r := plain
-			if mode == "cal" {
-				cal.opts.DiePx = tr.EdgePx
-				r = cal
-			}
-			clear(gave)
-			dets, err := r.Read(img)
-			if err != nil {
-				img.Close()
-				t.Fatal(err)
-			}
-			matched := map[int]bool{}
-			for _, p := range matchStill(tr.Dice, dets) {
-				g, d := tr.Dice[p[0]], dets[p[1]]
-				matched[p[1]] = true
-				if !gave[key{d.CX, d.CY}] {
-					continue
-				}
-				ok := d.Value == g.Value
-				if ok {
-					right++
-				} else {
-					wrong++
-				}
-				t.Logf("seed %d %s die %d %s: truth %d read %d conf %.2f right %v", seed, mode, p[0], stillGroup(g), g.Value, d.Value, d.Confidence, ok)
-			}
-			for i, d := range dets {
-				if gave[key{d.CX, d.CY}] && !matched[i] {
-					unmatched++
-					t.Logf("seed %d %s: given %d unmatched at %.0f,%.0f", seed, mode, d.Value, d.CX, d.CY)
-				}
+		for i, d := range dets {
+			if gave[key{d.CX, d.CY}] && !matched[i] {
+				unmatched++
+				t.Logf("seed %d %s: given %d unmatched at %.0f,%.0f", seed, mode, d.Value, d.CX, d.CY)
 			}
 		}
-		img.Close()
-	}
+	})
 	t.Logf("later looks' 1s and 2s given on %d stills from %d: %d right, %d wrong, %d on no die", n, first, right, wrong, unmatched)
 }
 

@@ -91,99 +91,72 @@ func TestStillWrongDump(t *testing.T) {
 	}
 	defer given.Close()
 	fmt.Fprintln(given, "seed\tmode\tdie\tgroup\ttruth\tvalue\tconf\tflat\tflatness\tsizeRatio\tedgeRel\tshrunk\ttraced\tblobs\tlv\tlscore\ttmpl\tncc\tjunk\tsq\tempty\tsilRel\tnbCover\tnbDist\tocclTrue")
-	plain := NewReader(ReaderOptions{})
-	defer plain.Close()
-	cal := NewReader(ReaderOptions{DiePx: 1})
-	defer cal.Close()
-	n := stillCount(t, defaultStills)
-	first := stillFirst(t)
 	nWrong, nConf := 0, 0
-	for seed := first; seed < first+int64(n); seed++ {
-		img, tr, err := scene.Still(seed, scene.StillOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		coverByStacked(tr.Dice)
-		for _, mode := range []string{"cal", "plain"} {
-			r := plain
-			if mode == "cal" {
-				cal.opts.DiePx = tr.EdgePx
-				r = cal
-			}
-			clear(seen)
-			clear(checks)
-			clear(frames)
-			dets, err := r.Read(img)
-			if err != nil {
-				img.Close()
-				t.Fatal(err)
-			}
-			for _, p := range matchStill(tr.Dice, dets) {
-				g, d := tr.Dice[p[0]], dets[p[1]]
-				if d.Value > 0 {
-					tc, traced := seen[key{d.CX, d.CY}]
-					nbCover, nbDist := 0.0, math.Inf(1)
-					for j, o := range dets {
-						if j == p[1] {
-							continue
-						}
-						in := o.Box.Intersect(d.Box)
-						if a := d.Box.Dx() * d.Box.Dy(); a > 0 {
-							nbCover = max(nbCover, float64(in.Dx()*in.Dy())/float64(a))
-						}
-						if d.EdgePx > 0 {
-							nbDist = min(nbDist, math.Hypot(o.CX-d.CX, o.CY-d.CY)/d.EdgePx)
-						}
-					}
-					silRel := 0.0
-					if tc.fv.silEdge > 0 {
-						silRel = tc.fv.c.edge / tc.fv.silEdge
-					}
-					fmt.Fprintf(given, "%d\t%s\t%d\t%s\t%d\t%d\t%.3f\t%v\t%.3f\t%.3f\t%.3f\t%v\t%v\t%d\t%d\t%.3f\t%d\t%.3f\t%v\t%v\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\n",
-						seed, mode, p[0], stillGroup(g), g.Value, d.Value, d.Confidence, d.Flat, d.Flatness, d.SizeRatio, d.EdgePx/tr.EdgePx,
-						tc.shrunk, traced, tc.fv.blobs, tc.fv.lv, tc.fv.lscore, tc.fv.tmpl, tc.fv.nccScore, tc.fv.junk, tc.fv.sq, tc.fv.empty, silRel,
-						nbCover, nbDist, g.Occluded)
-				}
-				if ci, ok := checks[key{d.CX, d.CY}]; ok {
-					fmt.Fprintf(all, "%d\t%s\t%d\t%s\t%s\t%s\t%.1f\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%d\t%.3f\t%.3f\t%.3f\t%q\t%.3f\t%.3f\n",
-						seed, mode, p[0], stillGroup(g), g.Style, tr.Background, tr.CameraTiltDeg, g.Value, seen[key{d.CX, d.CY}].fv.value, d.Confidence,
-						d.Flatness, ci.sizeRel, ci.pipRel, ci.reason, d.Value, ci.colSpread, ci.pipOff, frames[key{d.CX, d.CY}].pipRel, frames[key{d.CX, d.CY}].reason, ci.foldStep, ci.foldSep)
-				}
-				if d.Value == 0 || d.Value == g.Value {
-					continue
-				}
-				nWrong++
-				if d.Confidence >= 0.9 {
-					nConf++
-				}
-				tc := seen[key{d.CX, d.CY}]
-				fv := tc.fv
-				top := boxF(g.Box)
-				hull := boxF(g.Hull)
-				// Other true dice whose top face lies a quarter or more
-				// inside the detection's box.
-				others := 0
-				for i, o := range tr.Dice {
-					if i == p[0] {
+	first, n := readStills(t, func() { clear(seen); clear(checks); clear(frames) }, func(seed int64, mode string, img gocv.Mat, tr scene.StillTruth, dets []Detection) {
+		for _, p := range matchStill(tr.Dice, dets) {
+			g, d := tr.Dice[p[0]], dets[p[1]]
+			if d.Value > 0 {
+				tc, traced := seen[key{d.CX, d.CY}]
+				nbCover, nbDist := 0.0, math.Inf(1)
+				for j, o := range dets {
+					if j == p[1] {
 						continue
 					}
-					ob := image.Rect(o.Box[0], o.Box[1], o.Box[2], o.Box[3])
-					in := ob.Intersect(d.Box)
-					if a := ob.Dx() * ob.Dy(); a > 0 && 4*in.Dx()*in.Dy() >= a {
-						others++
+					in := o.Box.Intersect(d.Box)
+					if a := d.Box.Dx() * d.Box.Dy(); a > 0 {
+						nbCover = max(nbCover, float64(in.Dx()*in.Dy())/float64(a))
+					}
+					if d.EdgePx > 0 {
+						nbDist = min(nbDist, math.Hypot(o.CX-d.CX, o.CY-d.CY)/d.EdgePx)
 					}
 				}
-				crop := fmt.Sprintf("%d_%s_%d.png", seed, mode, p[0])
-				writeWrongCrop(filepath.Join(dir, crop), img, g, d)
-				flags := fmt.Sprintf("onDie=%d occl=%.2f blur=%v tiltDie=%.1f trueSR=%.2f", g.OnDie, g.Occluded, g.MotionBlur, g.TiltDeg, g.SizeRatio)
-				fmt.Fprintf(f, "%d\t%s\t%d\t%s\t%s\t%s\t%.1f\t%.1f\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.2f\t%d\t%d\t%.2f\t%d\t%.2f\t%v\t%v\t%v\t%.2f\t%.2f\t%d\t%v\t%v\t%v\t%s\t%s\n",
-					seed, mode, p[0], stillGroup(g), g.Style, tr.Background, tr.CameraTiltDeg, tr.EdgePx, g.Value, d.Value, d.Confidence,
-					d.Flatness, d.SizeRatio, d.EdgePx/tr.EdgePx, fv.blobs, fv.lv, fv.lscore, fv.tmpl, fv.nccScore, fv.junk, fv.sq, tc.shrunk,
-					iou(top, d.Box), iou(hull, d.Box), others, g.Touching, g.TouchesChips, g.AgainstWall, flags, crop)
+				silRel := 0.0
+				if tc.fv.silEdge > 0 {
+					silRel = tc.fv.c.edge / tc.fv.silEdge
+				}
+				fmt.Fprintf(given, "%d\t%s\t%d\t%s\t%d\t%d\t%.3f\t%v\t%.3f\t%.3f\t%.3f\t%v\t%v\t%d\t%d\t%.3f\t%d\t%.3f\t%v\t%v\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\n",
+					seed, mode, p[0], stillGroup(g), g.Value, d.Value, d.Confidence, d.Flat, d.Flatness, d.SizeRatio, d.EdgePx/tr.EdgePx,
+					tc.shrunk, traced, tc.fv.blobs, tc.fv.lv, tc.fv.lscore, tc.fv.tmpl, tc.fv.nccScore, tc.fv.junk, tc.fv.sq, tc.fv.empty, silRel,
+					nbCover, nbDist, g.Occluded)
 			}
+			if ci, ok := checks[key{d.CX, d.CY}]; ok {
+				fmt.Fprintf(all, "%d\t%s\t%d\t%s\t%s\t%s\t%.1f\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%d\t%.3f\t%.3f\t%.3f\t%q\t%.3f\t%.3f\n",
+					seed, mode, p[0], stillGroup(g), g.Style, tr.Background, tr.CameraTiltDeg, g.Value, seen[key{d.CX, d.CY}].fv.value, d.Confidence,
+					d.Flatness, ci.sizeRel, ci.pipRel, ci.reason, d.Value, ci.colSpread, ci.pipOff, frames[key{d.CX, d.CY}].pipRel, frames[key{d.CX, d.CY}].reason, ci.foldStep, ci.foldSep)
+			}
+			if d.Value == 0 || d.Value == g.Value {
+				continue
+			}
+			nWrong++
+			if d.Confidence >= 0.9 {
+				nConf++
+			}
+			tc := seen[key{d.CX, d.CY}]
+			fv := tc.fv
+			top := boxF(g.Box)
+			hull := boxF(g.Hull)
+			// Other true dice whose top face lies a quarter or more
+			// inside the detection's box.
+			others := 0
+			for i, o := range tr.Dice {
+				if i == p[0] {
+					continue
+				}
+				ob := image.Rect(o.Box[0], o.Box[1], o.Box[2], o.Box[3])
+				in := ob.Intersect(d.Box)
+				if a := ob.Dx() * ob.Dy(); a > 0 && 4*in.Dx()*in.Dy() >= a {
+					others++
+				}
+			}
+			crop := fmt.Sprintf("%d_%s_%d.png", seed, mode, p[0])
+			writeWrongCrop(filepath.Join(dir, crop), img, g, d)
+			flags := fmt.Sprintf("onDie=%d occl=%.2f blur=%v tiltDie=%.1f trueSR=%.2f", g.OnDie, g.Occluded, g.MotionBlur, g.TiltDeg, g.SizeRatio)
+			fmt.Fprintf(f, "%d\t%s\t%d\t%s\t%s\t%s\t%.1f\t%.1f\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.2f\t%d\t%d\t%.2f\t%d\t%.2f\t%v\t%v\t%v\t%.2f\t%.2f\t%d\t%v\t%v\t%v\t%s\t%s\n",
+				seed, mode, p[0], stillGroup(g), g.Style, tr.Background, tr.CameraTiltDeg, tr.EdgePx, g.Value, d.Value, d.Confidence,
+				d.Flatness, d.SizeRatio, d.EdgePx/tr.EdgePx, fv.blobs, fv.lv, fv.lscore, fv.tmpl, fv.nccScore, fv.junk, fv.sq, tc.shrunk,
+				iou(top, d.Box), iou(hull, d.Box), others, g.Touching, g.TouchesChips, g.AgainstWall, flags, crop)
 		}
-		img.Close()
-	}
+	})
 	t.Logf("%d stills from %d: %d wrong values, %d of them confident (>= 0.9), written to %s", n, first, nWrong, nConf, dir)
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dicewatch/dicewatch/vision/scene"
+	"gocv.io/x/gocv"
 )
 
 // DICEWATCH_NO_VETO (any value) turns the value veto off in every test,
@@ -37,6 +38,45 @@ func stillFirst(t *testing.T) int64 {
 	return n
 }
 
+// readStills reads the stills DICEWATCH_STILL_FIRST.. (DICEWATCH_STILLS
+// of them, defaultStills unless set), each calibrated ("cal": the die edge
+// known) and not ("plain"), covering the dice under a stacked die first.
+// It calls before ahead of each read (to clear what a trace gathers during
+// it) and visit with what was read, and returns the first seed and the
+// count.
+func readStills(t *testing.T, before func(), visit func(seed int64, mode string, img gocv.Mat, tr scene.StillTruth, dets []Detection)) (first int64, n int) {
+	t.Helper()
+	plain := NewReader(ReaderOptions{})
+	defer plain.Close()
+	cal := NewReader(ReaderOptions{DiePx: 1})
+	defer cal.Close()
+	n = stillCount(t, defaultStills)
+	first = stillFirst(t)
+	for seed := first; seed < first+int64(n); seed++ {
+		img, tr, err := scene.Still(seed, scene.StillOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		coverByStacked(tr.Dice)
+		for _, mode := range []string{"cal", "plain"} {
+			r := plain
+			if mode == "cal" {
+				cal.opts.DiePx = tr.EdgePx
+				r = cal
+			}
+			before()
+			dets, err := r.Read(img)
+			if err != nil {
+				img.Close()
+				t.Fatal(err)
+			}
+			visit(seed, mode, img, tr, dets)
+		}
+		img.Close()
+	}
+	return first, n
+}
+
 // TestVetoDump writes, for every detected die in the stills
 // DICEWATCH_STILL_FIRST.. (DICEWATCH_STILLS of them), its truth, its read
 // and what the veto measured, as tab-separated lines to the file
@@ -56,43 +96,18 @@ func TestVetoDump(t *testing.T) {
 	seen := map[key]vetoInfo{}
 	vetoTrace = func(d *Detection, vi vetoInfo) { seen[key{d.CX, d.CY}] = vi }
 	defer func() { vetoTrace = nil }()
-	plain := NewReader(ReaderOptions{})
-	defer plain.Close()
-	cal := NewReader(ReaderOptions{DiePx: 1})
-	defer cal.Close()
-	n := stillCount(t, defaultStills)
-	first := stillFirst(t)
-	for seed := first; seed < first+int64(n); seed++ {
-		img, tr, err := scene.Still(seed, scene.StillOptions{})
-		if err != nil {
-			t.Fatal(err)
+	readStills(t, func() { clear(seen) }, func(seed int64, mode string, img gocv.Mat, tr scene.StillTruth, dets []Detection) {
+		for _, p := range matchStill(tr.Dice, dets) {
+			g, d := tr.Dice[p[0]], dets[p[1]]
+			vi, ok := seen[key{d.CX, d.CY}]
+			if !ok && d.Value == 0 {
+				continue // no value to veto
+			}
+			fmt.Fprintf(f, "%d\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%d\t%d\t%.3f\t%d\t%.3f\t%.3f\t%d\t%d\t%d\t%.2f\t%.3f\t%d\t%d\t%q\n",
+				seed, mode, stillGroup(g), g.Style, tr.Background, tr.CameraTiltDeg, tr.EdgePx, g.Value, d.Value, d.Confidence,
+				vi.value, d.Flatness, d.SizeRatio, vi.blobs, vi.peaks, vi.lv, vi.ls, coverBy(dets, p[1]), p[0], topValue(tr.Dice, p[0]), vi.reason)
 		}
-		coverByStacked(tr.Dice)
-		for _, mode := range []string{"cal", "plain"} {
-			r := plain
-			if mode == "cal" {
-				cal.opts.DiePx = tr.EdgePx
-				r = cal
-			}
-			clear(seen)
-			dets, err := r.Read(img)
-			if err != nil {
-				img.Close()
-				t.Fatal(err)
-			}
-			for _, p := range matchStill(tr.Dice, dets) {
-				g, d := tr.Dice[p[0]], dets[p[1]]
-				vi, ok := seen[key{d.CX, d.CY}]
-				if !ok && d.Value == 0 {
-					continue // no value to veto
-				}
-				fmt.Fprintf(f, "%d\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%d\t%d\t%.3f\t%d\t%.3f\t%.3f\t%d\t%d\t%d\t%.2f\t%.3f\t%d\t%d\t%q\n",
-					seed, mode, stillGroup(g), g.Style, tr.Background, tr.CameraTiltDeg, tr.EdgePx, g.Value, d.Value, d.Confidence,
-					vi.value, d.Flatness, d.SizeRatio, vi.blobs, vi.peaks, vi.lv, vi.ls, coverBy(dets, p[1]), p[0], topValue(tr.Dice, p[0]), vi.reason)
-			}
-		}
-		img.Close()
-	}
+	})
 }
 
 // coverBy is the share of detection j's box covered by the other
