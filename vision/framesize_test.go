@@ -142,3 +142,19 @@ func TestFrameSizeLookPipBox(t *testing.T) {
 		t.Fatal("frameSizeLook gave no value on these photos")
 	}
 }
+
+// TestFrameSizeLookHeld reads byler_d6 6s whose first look read a 4 on
+// a face rectangle cut short by a row (0.65 to 0.82 of the label's edge,
+// under 0.75 of the region's): the 4 was held as a shrunk face's and,
+// smaller than the frame's other faces, not given. frameSizeLook reads
+// such a held die too, in a square of the frame's read faces, and gives
+// its 6 (a face holding the held 4's pips). Without the look on held
+// faces all three stay unread.
+func TestFrameSizeLookHeld(t *testing.T) {
+	ps := loadPhotoSet(t, "byler_d6")
+	readBylerLabels(t, ps, []bylerLabel{
+		{"IMG_20191208_111352.jpg", 9},
+		{"IMG_20191208_111548.jpg", 14},
+		{"IMG_20191208_111816.jpg", 0},
+	})
+}

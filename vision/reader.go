@@ -130,8 +130,8 @@ type Reader struct {
 	// by the detection's centre, for giveHeld.
 	held map[[2]float64]heldValue
 	// unreadFaces: the face rectangle and the region's top face of each
-	// unread detection (in the frame's read coordinates), by the
-	// detection's centre, for frameSizeLook.
+	// unread detection, held values included (in the frame's read
+	// coordinates), by the detection's centre, for frameSizeLook.
 	unreadFaces map[[2]float64][2]candidate
 }
 
@@ -593,7 +593,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		}
 		d.Box = top.box().Add(roi.Min).Intersect(roi)
 	}
-	if d.Value == 0 && !held {
+	if d.Value == 0 {
 		r.unreadFaces[[2]float64{d.CX, d.CY}] = [2]candidate{c, top}
 	}
 	if d.Value > 0 && d.Value == fv.lv {
@@ -782,7 +782,11 @@ func pairEnds(c candidate) []candidate {
 // look's confidence, after the veto and the check: no face holds a 5's or
 // a 6's pips and more, while a 3 or a 4 read in a square of the frame's
 // size may be part of a larger face (generated stills 0..599 read
-// uncalibrated: a cocked 6 read as a 4, a stacked 5 as a 3). Only without
+// uncalibrated: a cocked 6 read as a 4, a stacked 5 as a 3). A die whose
+// value was held for a shrunk face and not given (giveHeld) is read so
+// too, and its 5 or 6 must hold the held value's pips (laterAgrees): a 6
+// whose face rectangle lost a row reads as a 4 there, held, and as a 6
+// in the frame's square (byler_d6: three such 6s). Only without
 // a known die size: with one, the square placed on a cocked die took in
 // a side face's pips (generated still 1027, calibrated: a cocked 4 read
 // as a 6), and the known size already sets the reader's cuts. A square is
@@ -805,6 +809,7 @@ func (r *Reader) frameSizeLook(fr bgrImage, dets []Detection, roi image.Rectangl
 		if !ok || d.Value != 0 || !d.Flat {
 			continue
 		}
+		held, isHeld := r.held[[2]float64{d.CX, d.CY}]
 		// The square on the face rectangle's centre as it is, then
 		// with refine's trim, then on the centre of the region's top
 		// face (the face rectangle may have moved off the face).
@@ -827,7 +832,7 @@ func (r *Reader) frameSizeLook(fr bgrImage, dets []Detection, roi image.Rectangl
 				break
 			}
 		}
-		if fv.value < 5 || fv.conf < retryBelow {
+		if fv.value < 5 || fv.conf < retryBelow || (isHeld && !laterAgrees(held.value, fv.value)) {
 			continue
 		}
 		fv.conf = min(fv.conf, secondLookMaxConf)

@@ -1,0 +1,165 @@
+package vision
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"gocv.io/x/gocv"
+)
+
+// TestFaceRectDiag reads byler_d6 as the accuracy test does and, for every
+// matched die left unread (or read wrong), measures the face rectangle the
+// reader settled on against the label box: its edge over the label's
+// edge (the label box's side at the rectangle's turn), its two sides'
+// ratio, its centre's offset in label edges, its turn within a quarter
+// turn, and what read1 gives on the label's place (turned every 7.5
+// degrees, sized 0.9, 1 and 1.1) and on the reader's rectangle turned.
+// Lines go to DICEWATCH_FACERECT_DIAG (tab-separated), sums by group to
+// the log. A tuning tool: skipped without DICEWATCH_FACERECT_DIAG.
+func TestFaceRectDiag(t *testing.T) {
+	path := os.Getenv("DICEWATCH_FACERECT_DIAG")
+	if path == "" {
+		t.Skip("DICEWATCH_FACERECT_DIAG not set")
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	type key struct{ x, y float64 }
+	type trace struct {
+		fv     faceValue
+		shrunk bool
+	}
+	seen := map[key]trace{}
+	readTrace = func(d *Detection, fv faceValue, shrunk bool) { seen[key{d.CX, d.CY}] = trace{fv, shrunk} }
+	defer func() { readTrace = nil }()
+	fmt.Fprintln(f, "image\tidx\ttruth\tread\tconf\tgroup\tsize\tsides\toff\tangle\tfaceEdge\tgtEdge\tshrunk\tfinal\tgtReads\tturnReads\tbestGT")
+	ps := loadPhotoSet(t, "byler_d6")
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	groups := map[string]int{}
+	byTruth := map[string]int{}
+	for _, name := range ps.images {
+		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
+		if img.Empty() {
+			t.Fatalf("%s: cannot read", name)
+		}
+		clear(seen)
+		dets, err := r.Read(img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pix, _ := r.frame.DataPtrUint8()
+		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+		truth := ps.dice[name]
+		for _, p := range matchBoxes(truth, dets, false) {
+			g, d := truth[p[0]], dets[p[1]]
+			if d.Value == g.value {
+				continue
+			}
+			tr, ok := seen[key{d.CX, d.CY}]
+			if !ok {
+				fmt.Fprintf(f, "%s\t%d\t%d\t%d\t%.2f\tuntraced\n", name, p[0], g.value, d.Value, d.Confidence)
+				groups["untraced"]++
+				continue
+			}
+			c := tr.fv.c
+			side := ((g.box[2] - g.box[0]) + (g.box[3] - g.box[1])) / 2
+			gcx, gcy := (g.box[0]+g.box[2])/2, (g.box[1]+g.box[3])/2
+			// The label's place read at every turn and three sizes.
+			var gtRight, gtWrong []string
+			bestConf, bestTurn, bestSc := 0.0, -1.0, 0.0
+			for _, sc := range []float64{0.9, 1, 1.1} {
+				for k := 0; k < 12; k++ {
+					a := c.angle + float64(k)*7.5*math.Pi/180
+					ar := math.Remainder(a, math.Pi/2)
+					e := sc * side / (math.Abs(math.Cos(ar)) + math.Abs(math.Sin(ar)))
+					fv := r.face.read1(fr, candidate{cx: gcx, cy: gcy, w: e, h: e, edge: e, angle: a})
+					if fv.conf < 0.5 || fv.value == 0 {
+						continue
+					}
+					if fv.value == g.value {
+						gtRight = append(gtRight, fmt.Sprintf("%.0f@%.1f", float64(k)*7.5, sc))
+						if fv.conf > bestConf {
+							bestConf, bestTurn, bestSc = fv.conf, float64(k)*7.5, sc
+						}
+					} else {
+						gtWrong = append(gtWrong, fmt.Sprintf("%.0f@%.1f:%d", float64(k)*7.5, sc, fv.value))
+					}
+				}
+			}
+			// The reader's rectangle turned.
+			var turnRight, turnWrong []string
+			for k := 1; k < 12; k++ {
+				ct := c
+				ct.angle += float64(k) * 7.5 * math.Pi / 180
+				fv := r.face.read1(fr, ct)
+				if fv.conf < 0.5 || fv.value == 0 {
+					continue
+				}
+				if fv.value == g.value {
+					turnRight = append(turnRight, fmt.Sprintf("%.0f", float64(k)*7.5))
+				} else {
+					turnWrong = append(turnWrong, fmt.Sprintf("%.0f:%d", float64(k)*7.5, fv.value))
+				}
+			}
+			// The label's edge at the turn that read best (else the
+			// rectangle's own).
+			ang := c.angle
+			if bestTurn >= 0 {
+				ang += bestTurn * math.Pi / 180
+			}
+			ar := math.Remainder(ang, math.Pi/2)
+			ge := side / (math.Abs(math.Cos(ar)) + math.Abs(math.Sin(ar)))
+			size := math.Sqrt(c.w*c.h) / ge
+			sides := min(c.w, c.h) / max(c.w, c.h)
+			off := math.Hypot(c.cx-gcx, c.cy-gcy) / ge
+			group := "map"
+			switch {
+			case d.Value != 0:
+				group = "wrong"
+			case len(gtRight) == 0 && len(turnRight) == 0:
+				group = "map"
+			case len(turnRight) > 0 && size >= 0.85:
+				group = "turned"
+			case size < 0.8:
+				group = "short"
+			case off > 0.15:
+				group = "off"
+			case len(turnRight) > 0:
+				group = "turned"
+			default:
+				group = "rect-other"
+			}
+			groups[group]++
+			byTruth[fmt.Sprintf("%s %d", group, g.value)]++
+			fmt.Fprintf(f, "%s\t%d\t%d\t%d\t%.2f\t%s\t%.2f\t%.2f\t%.2f\t%.1f\t%.1f\t%.1f\t%v\tv%d/c%.2f/b%d/lv%d/tv%d/ls%.2f/n%.2f/j%v/sq%v\t%d+ %v %d- %v\t%d+ %v %d- %v\t%.0f@%.1f/%.2f\n",
+				name, p[0], g.value, d.Value, d.Confidence, group, size, sides, off, math.Remainder(c.angle, math.Pi/2)*180/math.Pi,
+				c.edge, ge, tr.shrunk,
+				tr.fv.value, tr.fv.conf, tr.fv.blobs, tr.fv.lv, tr.fv.tmpl, tr.fv.lscore, tr.fv.nccScore, tr.fv.junk, tr.fv.sq,
+				len(gtRight), gtRight, len(gtWrong), gtWrong, len(turnRight), turnRight, len(turnWrong), turnWrong, bestTurn, bestSc, bestConf)
+		}
+		img.Close()
+	}
+	var ks []string
+	for k := range groups {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	for _, k := range ks {
+		t.Logf("group %-10s %d", k, groups[k])
+	}
+	ks = ks[:0]
+	for k := range byTruth {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	for _, k := range ks {
+		t.Logf("  %-12s %d", k, byTruth[k])
+	}
+}
