@@ -359,7 +359,18 @@ const secondLookMaxConf = 0.85
 // whose outer pips are missed reads 1 or 2 most often.
 func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 	fv := s.readLooks(fr, c)
-	fv.silEdge = s.silEdge
+	silEdge := s.silEdge
+	// A 4 read on a rectangle clearly longer one way than the other, by
+	// any look, may be a 6 whose face rectangle lost a row: the square
+	// stretched towards one end finds the 6 (byler_d6: a marbled 6 read
+	// as a 4 at 0.85 by a later look, its rectangle 0.80 as wide as long).
+	if fv.value == 4 && fv.conf >= retryBelow && !c.firstLook &&
+		min(fv.c.w, fv.c.h) < squareFourSides*max(fv.c.w, fv.c.h) {
+		if f, ok := s.squareLook(fr, fv.c); ok {
+			fv = f
+		}
+	}
+	fv.silEdge = silEdge
 	return fv
 }
 
@@ -1859,3 +1870,7 @@ func latticeShape(c [][2]float64, fit layoutFit, px float64) lattice {
 	out.minorAng = 0.5*math.Atan2(2*m01, m00-m11) + math.Pi/2
 	return out
 }
+
+// squareFourSides is the share of its long side under which a face
+// rectangle's short side sends a 4 read on it to squareLook.
+const squareFourSides = 0.85

@@ -96,3 +96,13 @@ func TestSquareLook(t *testing.T) {
 		t.Errorf("squareLook read %d on a 4", f.value)
 	}
 }
+
+// TestSquareLookGivenFour reads a byler_d6 marbled 6 that a later look
+// read as a 4 at 0.85 on a face rectangle 0.80 as wide as long (a row of
+// the 6 outside it): a 4 given on a rectangle that far from square is
+// looked at again in squares stretched towards either end, where the 6
+// reads. Without that, the die is a wrong value.
+func TestSquareLookGivenFour(t *testing.T) {
+	ps := loadPhotoSet(t, "byler_d6")
+	readBylerLabels(t, ps, []bylerLabel{{"IMG_20191208_112536.jpg", 0}})
+}
