@@ -1,6 +1,11 @@
 package vision
 
-import "testing"
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/dicewatch/dicewatch/rules"
+)
 
 // TestRestReadAnchoredOnPips rereads red dice lying mostly on the
 // layout's red print (testdata/restanchored, cut from the 2,000-throw
@@ -62,5 +67,29 @@ func TestRestAnchoredNotOnFelt(t *testing.T) {
 	}
 	if d, ok := centreRead(fr, bg, edge); ok && d.value != 0 {
 		t.Errorf("a two with one pip painted out read %d (placed %v, regrown %v)", d.value, d.placed, d.regrown)
+	}
+}
+
+// TestRestReadRaisedOnPrint rereads red dice resting on another die and
+// lying partly on the layout's red print (testdata/restraised: seed 12
+// throw 45, a three over white and red print, and seed 10 throw 286, a
+// six, each drawn about 1.18 times the calibrated die). The square of the
+// calibrated die size that regrow placed on them left 0.15 to 0.43 die
+// areas of clear difference outside it, so they stayed unread, their size
+// from the part that stood out (0.84, 1.01): no stacked evidence. Read in
+// a larger square (raisedRead), they must read right with a size ratio
+// past the stacked cut.
+func TestRestReadRaisedOnPrint(t *testing.T) {
+	frs, _ := filepath.Glob(filepath.Join("testdata/restraised", "*-fr.png"))
+	if len(frs) < 2 {
+		t.Fatalf("only %d crops in testdata/restraised", len(frs))
+	}
+	for _, fn := range frs {
+		fp, bp, v, edge := loadCropPair(t, fn)
+		d, ok := centreRead(fp, bp, edge)
+		det := d.toDetection(edge, DefaultMinFlatness)
+		if !ok || d.value != v || det.SizeRatio < rules.DefaultStackedSizeRatio {
+			t.Errorf("%s: read %d at size %.2f (found %v), truth %d at size 1.17 or more", filepath.Base(fn), d.value, det.SizeRatio, ok, v)
+		}
 	}
 }
