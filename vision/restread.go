@@ -434,7 +434,7 @@ func anchorSquare(c []int, dist []uint8, fr, bg bgrPatch, edge float64) (restDie
 	rad := int(math.Ceil(reach + 0.75*edge))
 	x0, y0 := max(0, int(mx)-rad), max(0, int(my)-rad)
 	x1, y1 := min(w-1, int(mx)+rad), min(h-1, int(my)+rad)
-	inC := make(map[int]bool, len(c))
+	inC := make([]bool, w*h)
 	for _, p := range c {
 		inC[p] = true
 	}
@@ -444,7 +444,7 @@ func anchorSquare(c []int, dist []uint8, fr, bg bgrPatch, edge float64) (restDie
 		hid  bool // on print that could hide the die
 		in   bool // in the region
 	}
-	var pxs []px
+	var pxs, weighed []px // every pixel of the window; those that weigh
 	for y := y0; y <= y1; y++ {
 		for x := x0; x <= x1; x++ {
 			p := y*w + x
@@ -460,6 +460,9 @@ func anchorSquare(c []int, dist []uint8, fr, bg bgrPatch, edge float64) (restDie
 				q.wt = -5
 			}
 			pxs = append(pxs, q)
+			if q.wt != 0 {
+				weighed = append(weighed, q)
+			}
 		}
 	}
 	half := edge / 2
@@ -484,7 +487,7 @@ func anchorSquare(c []int, dist []uint8, fr, bg bgrPatch, edge float64) (restDie
 					continue
 				}
 				score := 0
-				for _, q := range pxs {
+				for _, q := range weighed {
 					u, v := q.x-cx, q.y-cy
 					if math.Abs(u*ca+v*sa) <= half && math.Abs(-u*sa+v*ca) <= half {
 						score += q.wt
