@@ -307,16 +307,17 @@ func (rt *restTally) log(t *testing.T, n int) {
 	if rt.stackN > 0 && ratio(rt.stackHit, rt.stackN) < restStackedFloor {
 		t.Errorf("at-rest reader: %d of %d stacked dice past the stacked cut (%.2f%%), floor %.0f%%", rt.stackHit, rt.stackN, 100*ratio(rt.stackHit, rt.stackN), 100*restStackedFloor)
 	}
-	// Ceilings from 2,000-throw sessions (seeds 5, 8 and the held-out 6:
-	// flat dice with no-roll evidence 0.03%, 0.06%, 0.06%; flat dice
-	// unread 0.03%, 0.06%, 0.09%), checked where there are enough flat
-	// dice for a rate.
+	// Ceilings from 2,000-throw sessions (session 11: seeds 5, 9, 10, 12
+	// and the held-out 6, flat dice with no-roll evidence 0.00% on each,
+	// unread 0.00% but 0.03% on seed 6; once each, seeds 13 and 14 0.03%
+	// and 0.06% with no-roll evidence, 0.00% and 0.03% unread), checked
+	// where there are enough flat dice for a rate.
 	if rt.flatN >= 1000 {
 		if r := ratio(rt.falseCocked, rt.flatN); r > restFalseCeiling {
 			t.Errorf("at-rest reader: %.2f%% of flat dice with no-roll evidence, ceiling %.2f%%", 100*r, 100*restFalseCeiling)
 		}
-		if r := ratio(vt.unreadable(), rt.flatN); r > 0.001 {
-			t.Errorf("at-rest reader: %.2f%% of flat dice unread, ceiling 0.10%%", 100*r)
+		if r := ratio(vt.unreadable(), rt.flatN); r > restUnreadCeiling {
+			t.Errorf("at-rest reader: %.2f%% of flat dice unread, ceiling %.2f%%", 100*r, 100*restUnreadCeiling)
 		}
 	}
 }
@@ -325,9 +326,10 @@ func (rt *restTally) log(t *testing.T, n int) {
 // for cocked and stacked recall; the false no-roll ceiling is tighter
 // than its 0.5%, held since session 8).
 const (
-	restCockedFloor  = 0.99
-	restStackedFloor = 0.95
-	restFalseCeiling = 0.001
+	restCockedFloor   = 0.99
+	restStackedFloor  = 0.95
+	restFalseCeiling  = 0.0007
+	restUnreadCeiling = 0.0005
 )
 
 // nearDie describes what lies near a scored die: the nearest other die of

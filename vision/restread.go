@@ -5,6 +5,7 @@ import (
 	"image"
 	"math"
 	"os"
+	"sort"
 
 	"gocv.io/x/gocv"
 )
@@ -227,15 +228,11 @@ func regrow(left [][]int, dist []uint8, done []restDie, fr, bg bgrPatch, edge fl
 	var out []restDie
 	for _, c := range components(m, w, h) {
 		a := float64(len(c)) / dieArea
-		if a < restPlacedArea || a > 2.2 {
+		if a < restAnchorArea || a > 2.2 {
 			if debugRead && a > 0.2 {
 				fmt.Fprintf(os.Stderr, "restread: regrown region of %.2f die areas dropped\n", a)
 			}
 			continue // not a die, or more than one
-		}
-		d, cover, outside := fitSquare(c, dist, w, edge)
-		if debugRead {
-			fmt.Fprintf(os.Stderr, "restread: regrown region %.2f die areas, square at %.1f,%.1f covered %.2f, clear outside %.2f\n", a, d.cx, d.cy, cover, outside)
 		}
 		// The square must be mostly filled (as much as a face the first
 		// pass would read: a die on print of its own colour stands out
@@ -243,55 +240,303 @@ func regrow(left [][]int, dist []uint8, done []restDie, fr, bg bgrPatch, edge fl
 		// its colour may stand out at little more than its pips: it is
 		// read as a face placed on its pips (d.placed), on stricter terms
 		// below.
-		d.placed = a < restPartialArea || cover < restPartialArea
-		if cover < restPlacedArea {
-			continue
+		if a >= restPlacedArea {
+			d, cover, outside := fitSquare(c, dist, w, edge)
+			if debugRead {
+				fmt.Fprintf(os.Stderr, "restread: regrown region %.2f die areas, square at %.1f,%.1f covered %.2f, clear outside %.2f\n", a, d.cx, d.cy, cover, outside)
+			}
+			placed := a < restPartialArea || cover < restPartialArea
+			if cover >= restPlacedArea {
+				if g, ok := regrownRead(d, placed, outside, fr, bg, dist, edge); ok {
+					out = append(out, g)
+					continue
+				}
+			}
+			if !placed {
+				if outside > restRegrowOutside {
+					if g, ok := raisedRead(c, dist, fr, bg, edge); ok {
+						out = append(out, g)
+					}
+				}
+				continue
+			}
 		}
-		shift := centreOnPips(&d, fr, dist, edge)
-		d.cx += float64(fr.x0)
-		d.cy += float64(fr.y0)
-		readPips(&d, fr, edge)
-		if debugRead {
-			fmt.Fprintf(os.Stderr, "restread: regrown face moved %.2f edges onto its pips, value %d\n", shift/edge, d.value)
-		}
-		// A cocked die partly hidden by print of its colour grows into
-		// its side face too: the square then sits off its pips toward
-		// that face, and some of the face stands out past the square.
-		// Measured on 2,032 die reads from four generated sessions: flat
-		// dice read this way moved at most 0.139 edges onto their pips
-		// and had at most 0.023 die areas of clear difference outside;
-		// a die cocked 14.5 degrees against chips on red print moved
-		// 0.17 to 0.23 with 0.04 to 0.07 outside. Anything past 0.15
-		// or 0.03 stays as the first pass saw it. (The move limit also
-		// keeps a lone mark from being read as a one just because
-		// centring put it in the middle: it may be one pip of a two.)
-		// A face placed on its pips was first fitted to little more than
-		// them, so its move onto them says less: flat dice read that way
-		// on generated sessions (seeds 5 and 8) moved up to 0.20 edges.
-		// It may move up to restPlacedShift; nothing may stand out past
-		// it, and every white mark near it must be counted (below), which
-		// a cocked die's side face would break.
-		maxShift := restRegrowShift
-		if d.placed {
-			maxShift = restPlacedShift
-		}
-		if shift > maxShift*edge || outside > restRegrowOutside {
-			continue
-		}
-		// A face placed on its pips has only them to be placed by: a pip
-		// on white print would not stand out from the empty table to be
-		// counted among the marks, and a two with one pip there could be
-		// read as a one. Such a face is read only with no white print near.
-		if d.placed && whitePrintNear(d, bg, edge) {
-			continue
-		}
-		if d.value != 0 && allMarksCounted(d, fr, dist, edge) {
-			d.regrown = true
-			out = append(out, d)
+		// Too little stands out for the square to be placed by the region
+		// alone: place it by its pips and by where the table shows it is
+		// not (see anchorSquare), and read it as a face placed on its pips.
+		if d, _, outside, ok := anchorSquare(c, dist, fr, bg, edge); ok {
+			if g, ok := regrownRead(d, true, outside, fr, bg, dist, edge); ok {
+				out = append(out, g)
+			}
 		}
 	}
 	return out
 }
+
+// regrownRead reads a square regrow placed (patch-relative) and keeps it
+// only as a flat face: placed says it was placed on its pips rather than
+// by what stands out, outside is the clear difference of its region past
+// the square, in die areas.
+func regrownRead(d restDie, placed bool, outside float64, fr, bg bgrPatch, dist []uint8, edge float64) (restDie, bool) {
+	d.placed = placed
+	shift := centreOnPips(&d, fr, dist, edge)
+	d.cx += float64(fr.x0)
+	d.cy += float64(fr.y0)
+	readPips(&d, fr, edge)
+	if debugRead {
+		fmt.Fprintf(os.Stderr, "restread: regrown face moved %.2f edges onto its pips, value %d\n", shift/edge, d.value)
+	}
+	// A cocked die partly hidden by print of its colour grows into
+	// its side face too: the square then sits off its pips toward
+	// that face, and some of the face stands out past the square.
+	// Measured on 2,032 die reads from four generated sessions: flat
+	// dice read this way moved at most 0.139 edges onto their pips
+	// and had at most 0.023 die areas of clear difference outside;
+	// a die cocked 14.5 degrees against chips on red print moved
+	// 0.17 to 0.23 with 0.04 to 0.07 outside. Anything past 0.15
+	// or 0.03 stays as the first pass saw it. (The move limit also
+	// keeps a lone mark from being read as a one just because
+	// centring put it in the middle: it may be one pip of a two.)
+	// A face placed on its pips was first fitted to little more than
+	// them, so its move onto them says less: flat dice read that way
+	// on generated sessions (seeds 5 and 8) moved up to 0.20 edges.
+	// It may move up to restPlacedShift; nothing may stand out past
+	// it, and every white mark near it must be counted (below), which
+	// a cocked die's side face would break.
+	maxShift := restRegrowShift
+	if d.placed {
+		maxShift = restPlacedShift
+	}
+	if shift > maxShift*edge || outside > restRegrowOutside {
+		return d, false
+	}
+	// A face placed on its pips has only them to be placed by: a pip
+	// on white print would not stand out from the empty table to be
+	// counted among the marks, and a two with one pip there could be
+	// read as a one. Such a face is read only with no white print near.
+	if d.placed && whitePrintNear(d, bg, edge) {
+		return d, false
+	}
+	if d.value == 0 || !allMarksCounted(d, fr, dist, edge) {
+		return d, false
+	}
+	d.regrown = true
+	return d, true
+}
+
+// restRaised are the sizes, against the calibrated die, of the squares
+// raisedRead tries: a die resting on another is nearer the camera and
+// looks 1.08 to 1.2 times larger.
+var restRaised = [...]float64{1.12, 1.18, 1.24}
+
+// raisedRead reads again a regrown region that a square of the calibrated
+// die size could not hold: clear difference lay outside it. A die resting
+// on another die, lying partly on print of its colour, is that: larger
+// than the calibrated die. Squares of the sizes in restRaised are tried,
+// smallest first; the first one that holds the region on regrow's terms
+// (nothing standing out past it, on its pips, every white mark counted)
+// and is mostly filled is read. Its size evidence is what stands out
+// inside it (its area, against the calibrated die), and it is kept only
+// when that reaches the smallest size tried: otherwise the square was not
+// filled as a raised die's would be, and the region stays as the first
+// pass saw it.
+func raisedRead(c []int, dist []uint8, fr, bg bgrPatch, edge float64) (restDie, bool) {
+	for _, s := range restRaised {
+		e := s * edge
+		d, cover, outside := fitSquare(c, dist, fr.w, e)
+		if debugRead {
+			fmt.Fprintf(os.Stderr, "restread: raised square %.2f at %.1f,%.1f covered %.2f, clear outside %.2f\n", s, d.cx, d.cy, cover, outside)
+		}
+		if outside > restRegrowOutside {
+			continue
+		}
+		if cover < restPartialArea {
+			return restDie{}, false
+		}
+		g, ok := regrownRead(d, false, outside, fr, bg, dist, e)
+		if !ok || math.Sqrt(float64(g.area))/edge < restRaised[0] {
+			if debugRead {
+				fmt.Fprintf(os.Stderr, "restread: raised square %.2f read %d (ok %v), size %.2f\n", s, g.value, ok, math.Sqrt(float64(g.area))/edge)
+			}
+			return restDie{}, false
+		}
+		g.spread *= s // in calibrated die edges
+		// Its size is measured, as a first-pass face's is, by what
+		// stands out: sizeByPips may raise it but not lower it (a die
+		// cocked on print of its colour, its pips foreshortened, would
+		// otherwise lose the evidence), and it is no ruler for others.
+		g.regrown = false
+		return g, true
+	}
+	return restDie{}, false
+}
+
+// restAnchorArea: a regrown region down to this many die areas may still
+// be read as a face placed by anchorSquare.
+const restAnchorArea = 0.3
+
+// restHideDiff: print whose colour lies within this many levels (largest
+// channel difference) of the die's body as it stands out could hide the
+// die's body where it lies on it.
+const restHideDiff = 64
+
+// anchorSquare places a square of the expected die edge on a die of which
+// too little stands out from the empty table for its region alone to place
+// it: a red die lying mostly on red print, standing out only where it
+// overlaps the felt beside the print, and at its pips. Two things place it:
+// every white mark of the region lies inside it, well in from its sides
+// (pips lie at most 0.37 edges from the face's centre along either axis),
+// and it covers as much of what stands out as it can while it covers as
+// little as it can of the table that would have shown the die had it lain
+// there (table unchanged whose colour is far from the die's body, such as
+// the felt). Table of about the die's colour says nothing either way.
+// It returns the square as a face (patch-relative), the share of it that
+// stands out or lies on such print, and the clear difference of the
+// region outside it in die areas (as fitSquare); ok is false when the
+// region has no white mark or too little body to tell the die's colour
+// by, or the square must take in unchanged table that would show the die.
+func anchorSquare(c []int, dist []uint8, fr, bg bgrPatch, edge float64) (restDie, float64, float64, bool) {
+	w, h := fr.w, fr.h
+	var marks [][2]float64
+	var bodyB, bodyG, bodyR []int
+	for _, p := range c {
+		if dist[p] <= restStrongDiff {
+			continue
+		}
+		x, y := p%w, p/w
+		b, g, r := fr.at(x, y)
+		if min(b, g, r) >= restWhite {
+			marks = append(marks, [2]float64{float64(x), float64(y)})
+		} else {
+			bodyB, bodyG, bodyR = append(bodyB, int(b)), append(bodyG, int(g)), append(bodyR, int(r))
+		}
+	}
+	dieArea := edge * edge
+	if len(marks) == 0 || float64(len(bodyB)) < 0.1*dieArea {
+		return restDie{}, 0, 0, false
+	}
+	med := func(v []int) int {
+		sort.Ints(v)
+		return v[len(v)/2]
+	}
+	col := [3]int{med(bodyB), med(bodyG), med(bodyR)}
+	var mx, my float64
+	for _, q := range marks {
+		mx += q[0]
+		my += q[1]
+	}
+	mx /= float64(len(marks))
+	my /= float64(len(marks))
+	// The window the squares can reach, and each pixel's weight there:
+	// what stands out in the region counts for the square, the unchanged
+	// table that would have shown the die against it.
+	reach := math.Ceil(0.3 * edge)
+	rad := int(math.Ceil(reach + 0.75*edge))
+	x0, y0 := max(0, int(mx)-rad), max(0, int(my)-rad)
+	x1, y1 := min(w-1, int(mx)+rad), min(h-1, int(my)+rad)
+	inC := make([]bool, w*h)
+	for _, p := range c {
+		inC[p] = true
+	}
+	type px struct {
+		x, y float64
+		wt   int
+		hid  bool // on print that could hide the die
+		in   bool // in the region
+	}
+	var pxs, weighed []px // every pixel of the window; those that weigh
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			p := y*w + x
+			q := px{x: float64(x), y: float64(y), in: inC[p]}
+			b, g, r := bg.at(x, y)
+			q.hid = max(absDiff(b, byte(col[0])), absDiff(g, byte(col[1])), absDiff(r, byte(col[2]))) <= restHideDiff
+			switch {
+			case q.in && dist[p] > restStrongDiff:
+				q.wt = 5
+			case q.in:
+				q.wt = 1
+			case dist[p] <= restWeakDiff && !q.hid:
+				q.wt = -5
+			}
+			pxs = append(pxs, q)
+			if q.wt != 0 {
+				weighed = append(weighed, q)
+			}
+		}
+	}
+	half := edge / 2
+	markHalf := 0.42 * edge
+	best, bestScore := restDie{}, math.MinInt
+	ir := int(reach)
+	for deg := 0; deg < 90; deg += 3 {
+		a := float64(deg) * math.Pi / 180
+		ca, sa := math.Cos(a), math.Sin(a)
+		for dy := -ir; dy <= ir; dy++ {
+			for dx := -ir; dx <= ir; dx++ {
+				cx, cy := mx+float64(dx), my+float64(dy)
+				fits := true
+				for _, q := range marks {
+					u, v := q[0]-cx, q[1]-cy
+					if math.Abs(u*ca+v*sa) > markHalf || math.Abs(-u*sa+v*ca) > markHalf {
+						fits = false
+						break
+					}
+				}
+				if !fits {
+					continue
+				}
+				score := 0
+				for _, q := range weighed {
+					u, v := q.x-cx, q.y-cy
+					if math.Abs(u*ca+v*sa) <= half && math.Abs(-u*sa+v*ca) <= half {
+						score += q.wt
+					}
+				}
+				if score > bestScore {
+					bestScore = score
+					best = restDie{cx: cx, cy: cy, w: edge, h: edge, angle: a}
+				}
+			}
+		}
+	}
+	if bestScore == math.MinInt {
+		return restDie{}, 0, 0, false
+	}
+	ca, sa := math.Cos(best.angle), math.Sin(best.angle)
+	seen, empty := 0, 0
+	for _, q := range pxs {
+		u, v := q.x-best.cx, q.y-best.cy
+		if math.Abs(u*ca+v*sa) <= half && math.Abs(-u*sa+v*ca) <= half {
+			if q.wt < 0 {
+				empty++
+			} else if q.in || q.hid {
+				seen++
+			}
+		}
+	}
+	out := 0
+	for _, p := range c {
+		u, v := float64(p%w)-best.cx, float64(p/w)-best.cy
+		if dist[p] > restStrongDiff && (math.Abs(u*ca+v*sa) > half+1 || math.Abs(-u*sa+v*ca) > half+1) {
+			out++
+		}
+	}
+	best.area = seen
+	best.flatness = math.Min(1, float64(seen)/dieArea)
+	if debugRead {
+		fmt.Fprintf(os.Stderr, "restread: anchored square at %.1f,%.1f turned %.0f: %.2f die areas seen or hidden, %.2f unchanged table, clear outside %.2f\n",
+			best.cx, best.cy, best.angle*180/math.Pi, float64(seen)/dieArea, float64(empty)/dieArea, float64(out)/dieArea)
+	}
+	if float64(empty) > restAnchorEmpty*dieArea {
+		return restDie{}, 0, 0, false
+	}
+	return best, float64(seen) / dieArea, float64(out) / dieArea, true
+}
+
+// restAnchorEmpty: the most unchanged table that would have shown the
+// die an anchored square may take in, in die areas (its blurred rim).
+const restAnchorEmpty = 0.1
 
 // allMarksCounted checks a regrown read against the picture: every white
 // mark that stands out from the empty table within 0.75 die edges of the
