@@ -69,50 +69,41 @@ func (s *faceScratch) spotDecode(a float64) spotRead {
 	// A light blur stands in for a disc average at each spot.
 	blurInner(&s.d, &s.g1, &s.tmp, 1.2)
 	m := &s.g1
-	at := func(u, v float64) float64 {
-		x := (u+0.5)*faceN - 0.5
-		y := (v+0.5)*faceN - 0.5
-		const lo, hi = float64(faceMargin), float64(faceN - faceMargin - 1)
-		x = min(max(x, lo), hi-0.001)
-		y = min(max(y, lo), hi-0.001)
-		x0, y0 := int(x), int(y)
-		fx, fy := x-float64(x0), y-float64(y0)
-		i := y0*faceN + x0
-		return m[i]*(1-fx)*(1-fy) + m[i+1]*fx*(1-fy) + m[i+faceN]*(1-fx)*fy + m[i+faceN+1]*fx*fy
-	}
 	var best [7]struct{ margin, contrast float64 }
 	for v := range best {
 		best[v].margin = math.Inf(-1)
 	}
 	var spot [9]float64
+	// The spots' offsets from the lattice's centre, in patch pixels.
+	var ox, oy [9]float64
+	const lo, hi = float64(faceMargin), float64(faceN-faceMargin-1) - 0.001
 	for _, turn := range spotTurns {
 		co, si := math.Cos(turn), math.Sin(turn)
 		for _, pf := range spotPitches {
 			p := a * pf
+			for k := 0; k < 9; k++ {
+				ix, iy := float64(k%3-1)*p, float64(k/3-1)*p
+				ox[k], oy[k] = (ix*co-iy*si)*faceN, (ix*si+iy*co)*faceN
+			}
 			for _, ty := range spotShifts {
 				for _, tx := range spotShifts {
+					// The lattice's centre in pixel coordinates (pixel
+					// centres at integers), each spot's bilinear sample
+					// clamped to the patch's inner part.
+					cx, cy := (tx+0.5)*faceN-0.5, (ty+0.5)*faceN-0.5
 					for k := 0; k < 9; k++ {
-						ix, iy := float64(k%3-1)*p, float64(k/3-1)*p
-						spot[k] = at(tx+ix*co-iy*si, ty+ix*si+iy*co)
+						x := min(max(cx+ox[k], lo), hi)
+						y := min(max(cy+oy[k], lo), hi)
+						x0, y0 := int(x), int(y)
+						fx, fy := x-float64(x0), y-float64(y0)
+						i := y0*faceN + x0
+						spot[k] = m[i]*(1-fx)*(1-fy) + m[i+1]*fx*(1-fy) + m[i+faceN]*(1-fx)*fy + m[i+faceN+1]*fx*fy
 					}
-					for _, pt := range spotPatterns {
-						onMin, offMax := math.Inf(1), math.Inf(-1)
-						var onSum, offSum float64
-						var nOn, nOff int
-						for k := 0; k < 9; k++ {
-							if pt.on&(1<<k) != 0 {
-								onMin = min(onMin, spot[k])
-								onSum += spot[k]
-								nOn++
-							} else {
-								offMax = max(offMax, spot[k])
-								offSum += spot[k]
-								nOff++
-							}
-						}
-						if mg := onMin - offMax; mg > best[pt.value].margin {
-							best[pt.value].margin = mg
-							best[pt.value].contrast = onSum/float64(nOn) - offSum/float64(nOff)
+					mg := spotMargins(&spot)
+					for j, pt := range spotPatterns {
+						if mg[j] > best[pt.value].margin {
+							best[pt.value].margin = mg[j]
+							best[pt.value].contrast = spotContrast(&spot, pt.on)
 						}
 					}
 				}
@@ -134,6 +125,46 @@ func (s *faceScratch) spotDecode(a float64) spotRead {
 	return out
 }
 
+// spotMargins is each of spotPatterns' margins (its least on spot less
+// its strongest off spot) for the nine spots, from the minima and maxima
+// of the lattice's groups: corners, centre, the centre row's and the
+// centre column's other spots, and the two diagonals' corners.
+func spotMargins(sp *[9]float64) [8]float64 {
+	cMin := min(sp[0], sp[2], sp[6], sp[8])
+	m := sp[4]
+	rowMin, rowMax := min(sp[3], sp[5]), max(sp[3], sp[5])
+	colMin, colMax := min(sp[1], sp[7]), max(sp[1], sp[7])
+	d1Min, d1Max := min(sp[0], sp[8]), max(sp[0], sp[8])
+	d2Min, d2Max := min(sp[2], sp[6]), max(sp[2], sp[6])
+	mids := max(rowMax, colMax)
+	return [8]float64{
+		d1Min - max(d2Max, m, mids),        // 2, one diagonal
+		d2Min - max(d1Max, m, mids),        // 2, the other
+		min(d1Min, m) - max(d2Max, mids),   // 3
+		min(d2Min, m) - max(d1Max, mids),   // 3, the other
+		cMin - max(m, mids),                // 4
+		min(cMin, m) - mids,                // 5
+		min(cMin, rowMin) - max(m, colMax), // 6, columns
+		min(cMin, colMin) - max(m, rowMax), // 6, rows
+	}
+}
+
+// spotContrast is the mean of the on spots less the mean of the off ones.
+func spotContrast(sp *[9]float64, on uint16) float64 {
+	var onSum, offSum float64
+	var nOn, nOff int
+	for k := 0; k < 9; k++ {
+		if on&(1<<k) != 0 {
+			onSum += sp[k]
+			nOn++
+		} else {
+			offSum += sp[k]
+			nOff++
+		}
+	}
+	return onSum/float64(nOn) - offSum/float64(nOff)
+}
+
 // The pose grid: turns (radians) from the patch's axes, pitches as a
 // share of the given one, centre shifts (patch sides).
 var (
@@ -152,7 +183,7 @@ func (s *faceScratch) spotMaps(fr bgrImage, c candidate, pitch float64) [5]spotR
 	a := pitch / (c.edge * sampleShrink)
 	s.sample(fr, c)
 	s.pipMap()
-	out[0] = s.spotTemplate(a)
+	out[0] = s.spotTemplate(a) // blobs leaves the difference of blurs pipColourMap's peaks need
 	if s.pipColourMap() {
 		out[4] = s.spotTemplate(a)
 	}
@@ -272,9 +303,8 @@ func (r *Reader) spotLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 		}
 		c := face
 		c.w, c.h, c.edge = fe, fe, fe
-		rs := s.spotMaps(fr, c, pitch)
-		v := spotVote(rs, spotLead, spotAbsMin)
-		if v == 0 || !spotTemplateAgrees(rs, v) {
+		v, rs := s.spotValue(fr, c, pitch)
+		if v == 0 {
 			continue
 		}
 		fv := faceValue{value: v, conf: secondLookMaxConf, c: c, tmpl: v}
@@ -304,13 +334,76 @@ var (
 // the frame's pip check, with the reader's per-die records.
 var spotDiagHook func(r *Reader, fr bgrImage, dets []Detection, roi image.Rectangle)
 
-// spotTemplate is spotDecode on s.d with the template cue's value on the
-// same map beside it.
-func (s *faceScratch) spotTemplate(a float64) spotRead {
-	sr := s.spotDecode(a)
-	s.blobs()
-	bp := s.templateCue()
-	sr.tNext = -1
+// spotValue is spotMaps' reads decided by spotVote and
+// spotTemplateAgrees (0: no value), reading only as much as the decision
+// needs: the hue maps first (a value needs a vote there), then the
+// brightness maps, then the template cue map by map until one reads the
+// value. The reads not needed are left zero.
+func (s *faceScratch) spotValue(fr bgrImage, c candidate, pitch float64) (int, [5]spotRead) {
+	var rs [5]spotRead
+	a := pitch / (c.edge * sampleShrink)
+	s.sample(fr, c)
+	s.pipMap()
+	voted := func(sr spotRead) bool {
+		return sr.value >= 3 && sr.clear() >= spotLead && sr.margin-max(sr.next, 0) >= spotAbsMin
+	}
+	// Each map, set again on demand (index as spotMaps').
+	setMap := func(i int) bool {
+		switch i {
+		case 0:
+			s.pipMap()
+		case 1:
+			s.pipChromaMap()
+		case 2:
+			return s.pipRedMap()
+		case 3:
+			s.pipMap()
+			return s.pipDarkMap()
+		case 4:
+			// pipColourMap finds the pips' colour at the peaks of the
+			// difference of blurs blobs leaves.
+			s.pipMap()
+			s.blobs()
+			return s.pipColourMap()
+		}
+		return true
+	}
+	for _, i := range [...]int{1, 2} {
+		if setMap(i) {
+			rs[i] = s.spotDecode(a)
+		}
+	}
+	if !voted(rs[1]) && !voted(rs[2]) {
+		return 0, rs
+	}
+	if voted(rs[1]) && voted(rs[2]) && rs[1].value != rs[2].value {
+		return 0, rs
+	}
+	for _, i := range [...]int{0, 4, 3} {
+		if setMap(i) {
+			rs[i] = s.spotDecode(a)
+		}
+	}
+	v := spotVote(rs, spotLead, spotAbsMin)
+	if v == 0 {
+		return 0, rs
+	}
+	for i := range rs {
+		if !setMap(i) {
+			continue
+		}
+		s.blobs()
+		rs[i].setTemplate(s.templateCue())
+		if spotTemplateAgrees(rs, v) {
+			return v, rs
+		}
+	}
+	return 0, rs
+}
+
+// setTemplate records the template cue's best value and correlations.
+func (sr *spotRead) setTemplate(bp [7]float64) {
+	sr.tv, sr.tBest, sr.tNext = 0, 0, -1
 	for v := 1; v <= 6; v++ {
 		if sr.tv == 0 || bp[v] > sr.tBest {
 			if sr.tv != 0 {
@@ -321,5 +414,13 @@ func (s *faceScratch) spotTemplate(a float64) spotRead {
 			sr.tNext = max(sr.tNext, bp[v])
 		}
 	}
+}
+
+// spotTemplate is spotDecode on s.d with the template cue's value on the
+// same map beside it.
+func (s *faceScratch) spotTemplate(a float64) spotRead {
+	sr := s.spotDecode(a)
+	s.blobs()
+	sr.setTemplate(s.templateCue())
 	return sr
 }

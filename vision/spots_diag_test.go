@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dicewatch/dicewatch/vision/scene"
 	"gocv.io/x/gocv"
@@ -187,6 +188,10 @@ func TestSpotsDiag(t *testing.T) {
 	if what == "" {
 		t.Skip("DICEWATCH_SPOTS_DIAG not set")
 	}
+	if what == "speed" {
+		spotSpeed(t)
+		return
+	}
 	recs := map[[2]float64]spotDiagRec{}
 	defer spotDiagCollect(recs)()
 	if os.Getenv("DICEWATCH_SPOTS_LIVE") == "" {
@@ -275,4 +280,62 @@ func TestSpotsDiag(t *testing.T) {
 	for _, w := range tb.wrongs {
 		t.Log(w)
 	}
+}
+
+// spotSpeed reads every byler_d6 photo with and without the spot look,
+// the two reads of a photo side by side (5 rounds, the faster read of
+// each kept), and logs the median and the mean of the photos' times.
+func spotSpeed(t *testing.T) {
+	ps := loadPhotoSet(t, "byler_d6")
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	var with, without, looks []float64
+	mean := func(xs []float64) float64 {
+		var s float64
+		for _, x := range xs {
+			s += x
+		}
+		return s / float64(len(xs))
+	}
+	for _, name := range ps.images {
+		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
+		if img.Empty() {
+			t.Fatalf("%s: cannot read", name)
+		}
+		best := [2]float64{math.Inf(1), math.Inf(1)}
+		for round := 0; round < 5; round++ {
+			for k, off := range []bool{true, false} {
+				spotLookOff = off
+				t0 := time.Now()
+				if _, err := r.Read(img); err != nil {
+					t.Fatal(err)
+				}
+				best[k] = min(best[k], float64(time.Since(t0).Microseconds())/1000)
+			}
+		}
+		// The look alone, on the reader's results without it.
+		spotLookOff = true
+		dets, err := r.Read(img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spotLookOff = false
+		pix, _ := r.frame.DataPtrUint8()
+		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+		own := math.Inf(1)
+		for round := 0; round < 5; round++ {
+			ds := append([]Detection(nil), dets...)
+			t0 := time.Now()
+			r.spotLook(fr, ds, image.Rect(0, 0, fr.w, fr.h))
+			own = min(own, float64(time.Since(t0).Nanoseconds())/1e6)
+		}
+		looks = append(looks, own)
+		img.Close()
+		without = append(without, best[0])
+		with = append(with, best[1])
+	}
+	t.Logf("the look alone: median %.3f ms, mean %.3f ms, most %.3f ms", sortedMedian(looks), mean(looks), looks[len(looks)-1])
+	mw, mo := mean(with), mean(without)
+	t.Logf("byler_d6, %d photos: median %.3f ms with the spot look, %.3f without; mean %.3f and %.3f",
+		len(with), sortedMedian(with), sortedMedian(without), mw, mo)
 }

@@ -143,3 +143,43 @@ func TestSpotLookByler(t *testing.T) {
 			r0, w0, r1, w1, len(names))
 	}
 }
+
+// TestSpotMargins: spotMargins, from the lattice's groups, equals each
+// pattern's least on spot less its strongest off spot taken spot by spot.
+func TestSpotMargins(t *testing.T) {
+	if len(spotPatterns) != 8 {
+		t.Fatalf("%d patterns, want 8", len(spotPatterns))
+	}
+	seed := uint32(7)
+	for n := 0; n < 2000; n++ {
+		var sp [9]float64
+		for k := range sp {
+			seed = seed*1664525 + 1013904223
+			sp[k] = float64(seed>>16) / 655.36
+		}
+		mg := spotMargins(&sp)
+		for j, pt := range spotPatterns {
+			onMin, offMax := math.Inf(1), math.Inf(-1)
+			for k := 0; k < 9; k++ {
+				if pt.on&(1<<k) != 0 {
+					onMin = min(onMin, sp[k])
+				} else {
+					offMax = max(offMax, sp[k])
+				}
+			}
+			if mg[j] != onMin-offMax {
+				t.Fatalf("spots %v, pattern %d (value %d): margin %v, want %v", sp, j, pt.value, mg[j], onMin-offMax)
+			}
+		}
+	}
+}
+
+// BenchmarkSpotDecode decodes a 6 whose columns run together.
+func BenchmarkSpotDecode(b *testing.B) {
+	var s faceScratch
+	six := [][2]float64{{-1, -1}, {-1, 0}, {-1, 1}, {1, -1}, {1, 0}, {1, 1}}
+	drawSpots(&s, 0.3, 0.09, six, [][2]int{{0, 1}, {1, 2}, {3, 4}, {4, 5}})
+	for i := 0; i < b.N; i++ {
+		s.spotDecode(0.3)
+	}
+}
