@@ -74,37 +74,54 @@ func ifElse(c bool, a, b float64) float64 {
 	return b
 }
 
-// spotTmplVote: one map's spot value (3 to 6, leading by clr and absMin)
-// that the template cue reads too on one of the maps (correlation 0.25
-// or more, 0.03 over the next value), with no map's spot value leading
-// as clearly for another value.
-func spotTmplVote(rs [5]spotRead, clr, absMin float64) int {
-	val := 0
-	for _, sr := range rs {
-		if sr.value > 0 && sr.clear() >= clr && sr.margin-max(sr.next, 0) >= absMin {
-			if val != 0 && val != sr.value {
-				return 0
-			}
-			val = sr.value
+// The decision rules the table compares, each at a lead (see spotVote):
+// the colour-distance map alone; any map whose spot pattern leads, with
+// no map leading for another value; the landed vote (a hue map and a
+// second map); the landed vote with the template agreeing (spotLook's
+// rule). Each gives only 3 to 6.
+var spotRules = []struct {
+	name string
+	f    func(rs [5]spotRead, lead float64) int
+}{
+	{"colour distance alone", func(rs [5]spotRead, lead float64) int {
+		if sr := rs[0]; sr.value >= 3 && sr.clear() >= lead && sr.margin-max(sr.next, 0) >= spotAbsMin {
+			return sr.value
 		}
-	}
-	if val < 3 {
 		return 0
-	}
-	for _, sr := range rs {
-		if sr.tv == val && sr.tBest >= 0.25 && sr.tBest-sr.tNext >= 0.03 {
-			return val
+	}},
+	{"any map, none against", func(rs [5]spotRead, lead float64) int {
+		val := 0
+		for _, sr := range rs {
+			if sr.value > 0 && sr.clear() >= lead && sr.margin-max(sr.next, 0) >= spotAbsMin {
+				if val != 0 && val != sr.value {
+					return 0
+				}
+				val = sr.value
+			}
 		}
-	}
-	return 0
+		if val < 3 {
+			return 0
+		}
+		return val
+	}},
+	{"a hue map and a second map", func(rs [5]spotRead, lead float64) int {
+		return spotVote(rs, lead, spotAbsMin)
+	}},
+	{"the same and the template (spotLook)", func(rs [5]spotRead, lead float64) int {
+		if v := spotVote(rs, lead, spotAbsMin); v > 0 && spotTemplateAgrees(rs, v) {
+			return v
+		}
+		return 0
+	}},
 }
 
-// spotTable tallies right / wrong / undecided at several leads, for read
-// dice (right ones) and unread ones.
+// spotTable tallies right / wrong / undecided at several leads, for dice
+// read right and for unread ones, on the face's own rectangle (made
+// square) and on a square of the frame's median read face.
 type spotTable struct {
-	// [variant][threshold][group: read, unread][right, wrong, undecided]
-	n [4][2][len(spotClears)][2][3]int
-	// wrongs lists each wrong decode on an unread or read die.
+	// [variant][rule][lead][group: read, unread][right, wrong, undecided]
+	n [2][4][len(spotClears)][2][3]int
+	// wrongs lists each wrong decode at lead 0.4.
 	wrongs []string
 }
 
@@ -119,7 +136,7 @@ func (tb *spotTable) add(name string, truth, read int, rec spotDiagRec) {
 		g = 1
 		if os.Getenv("DICEWATCH_SPOTS_DUMP") != "" && truth >= 3 {
 			line := fmt.Sprintf("UNREAD %s truth %d:", name, truth)
-			for vi, rs := range [2][5]spotRead{rec.med, rec.own} {
+			for vi, rs := range [2][5]spotRead{rec.own, rec.med} {
 				line += fmt.Sprintf(" |v%d", vi)
 				for _, sr := range rs {
 					line += fmt.Sprintf(" %d/%.2f/%.0f/t%d", sr.value, sr.clear(), sr.margin, sr.tv)
@@ -130,32 +147,21 @@ func (tb *spotTable) add(name string, truth, read int, rec spotDiagRec) {
 	} else if read != truth {
 		return
 	}
-	for vi := 0; vi < 4; vi++ {
-		for ri, rule := range []func([5]spotRead, float64, float64) int{spotVote, spotTmplVote} {
-			for ti, clr := range spotClears {
-				var v int
-				switch vi {
-				case 0:
-					v = rule(rec.med, clr, 10)
-				case 1:
-					v = rule(rec.own, clr, 10)
-				case 2:
-					if v = rule(rec.med, clr, 10); v != rule(rec.own, clr, 10) {
-						v = 0
-					}
-				default:
-					if v = spotVote(rec.own, clr, 10); v != spotTmplVote(rec.own, clr, 10) {
-						v = 0
-					}
-				}
+	for vi, rs := range [2][5]spotRead{rec.own, rec.med} {
+		if vi == 1 && rs[1].contrast == 0 && rs[0].contrast == 0 {
+			continue // no frame median
+		}
+		for ri, rule := range spotRules {
+			for ti, lead := range spotClears {
+				v := rule.f(rs, lead)
 				k := 2
 				switch {
 				case v == truth:
 					k = 0
 				case v != 0:
 					k = 1
-					if ti == 3 {
-						tb.wrongs = append(tb.wrongs, fmt.Sprintf("%s variant %d rule %d group %d truth %d spot %d", name, vi, ri, g, truth, v))
+					if lead == 0.4 {
+						tb.wrongs = append(tb.wrongs, fmt.Sprintf("%s square %d rule %d group %d truth %d spot %d", name, vi, ri, g, truth, v))
 					}
 				}
 				tb.n[vi][ri][ti][g][k]++
@@ -166,13 +172,13 @@ func (tb *spotTable) add(name string, truth, read int, rec spotDiagRec) {
 
 func (tb *spotTable) report() string {
 	var b strings.Builder
-	for vi, vn := range []string{"frame-size square", "own rectangle", "both", "own, two maps and template (rules alike)"} {
-		for ri, rn := range []string{"two maps agree", "spots and template agree"} {
-			fmt.Fprintf(&b, "%s, %s:\n", vn, rn)
-			for ti, clr := range spotClears {
+	for vi, vn := range []string{"own rectangle", "frame-size square"} {
+		for ri, rule := range spotRules {
+			fmt.Fprintf(&b, "%s, %s:\n", vn, rule.name)
+			for ti, lead := range spotClears {
 				r, u := tb.n[vi][ri][ti][0], tb.n[vi][ri][ti][1]
 				fmt.Fprintf(&b, "  lead %.1f: read right %d / wrong %d / undecided %d; unread right %d / wrong %d / undecided %d\n",
-					clr, r[0], r[1], r[2], u[0], u[1], u[2])
+					lead, r[0], r[1], r[2], u[0], u[1], u[2])
 			}
 		}
 	}
