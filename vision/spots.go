@@ -11,10 +11,10 @@ import (
 // one blob of two or three, which no blob count reads, but each of the
 // spots they cover still shows the pip's colour. The lattice's pose
 // (centre, turn, pitch) is searched in a small grid around the face
-// square's; at each pose every canonical pattern (1 to 6, with 2's, 3's
-// and 6's two orientations) is scored by how far its least "on" spot
-// stands above its strongest "off" spot. The value is the pattern with
-// the widest margin.
+// square's; at each pose every canonical pattern of 2 to 6 pips (with
+// 2's, 3's and 6's two orientations) is scored by how far its least "on"
+// spot stands above its strongest "off" spot. The value is the pattern
+// with the widest margin over all poses.
 
 // spotPattern is one canonical face as the set of lattice spots it
 // covers (bit (iy+1)*3+(ix+1) for the spot at (ix, iy)).
@@ -232,9 +232,9 @@ func spotVote(rs [5]spotRead, lead, absMin float64) int {
 	return val
 }
 
-// spotMapKind is the kind of each of spotMaps' maps: 0 for colour
-// distance, hue's 1 for hue and redness, 0 for darkness and the
-// body-to-pip direction.
+// spotMapKind is the kind of each of spotMaps' maps: 1 for the hue and
+// redness maps, 0 for the colour distance, darkness and body-to-pip
+// direction maps.
 var spotMapKind = [5]int{0, 1, 1, 0, 0}
 
 // spotTemplateAgrees reports whether the template cue reads v on one of
