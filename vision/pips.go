@@ -836,50 +836,7 @@ func (s *faceScratch) cues(c candidate) faceValue {
 	}
 
 	// Cue 2: template correlation on the continuous map.
-	// A grey-level opening (3x3 min, then max) removes glare arcs and
-	// edges thinner than a pip before the correlation.
-	open3(&s.dog, &s.cm, &s.tmp)
-	var mean, cnt float64
-	for y := faceMargin; y < faceN-faceMargin; y++ {
-		for x := faceMargin; x < faceN-faceMargin; x++ {
-			mean += s.cm[y*faceN+x]
-			cnt++
-		}
-	}
-	mean /= cnt
-	var ss float64
-	for y := faceMargin; y < faceN-faceMargin; y++ {
-		for x := faceMargin; x < faceN-faceMargin; x++ {
-			v := s.cm[y*faceN+x] - mean
-			ss += v * v
-		}
-	}
-	var bestPer [7]float64
-	for i := range bestPer {
-		bestPer[i] = -1
-	}
-	if ss > 0 {
-		nrm := math.Sqrt(ss)
-		sx, sy := s.massShift(mean)
-		// The map shifted by (sx, sy) and less its mean, zero where the
-		// shift leaves the inner part.
-		sh := &s.tmp
-		for i := range sh {
-			sh[i] = 0
-		}
-		for y := faceMargin; y < faceN-faceMargin; y++ {
-			yy := y + sy
-			if yy < faceMargin || yy >= faceN-faceMargin {
-				continue
-			}
-			for x := faceMargin; x < faceN-faceMargin; x++ {
-				if xx := x + sx; xx >= faceMargin && xx < faceN-faceMargin {
-					sh[y*faceN+x] = s.cm[yy*faceN+xx] - mean
-				}
-			}
-		}
-		correlate(sh, nrm, &bestPer)
-	}
+	bestPer := s.templateCue()
 	tv, second := 0, -1.0
 	for v := 1; v <= 6; v++ {
 		if tv == 0 || bestPer[v] > bestPer[tv] {
@@ -948,6 +905,56 @@ func (s *faceScratch) cues(c candidate) faceValue {
 		out.conf = 0.4 * score
 	}
 	return out
+}
+
+// templateCue correlates the pip map's difference of blurs (s.dog, as
+// blobs left it) with the rendered layouts: the best normalised
+// correlation of each value's templates (-1: none). A grey-level opening
+// (3x3 min, then max) removes glare arcs and edges thinner than a pip
+// before the correlation.
+func (s *faceScratch) templateCue() (bestPer [7]float64) {
+	open3(&s.dog, &s.cm, &s.tmp)
+	var mean, cnt float64
+	for y := faceMargin; y < faceN-faceMargin; y++ {
+		for x := faceMargin; x < faceN-faceMargin; x++ {
+			mean += s.cm[y*faceN+x]
+			cnt++
+		}
+	}
+	mean /= cnt
+	var ss float64
+	for y := faceMargin; y < faceN-faceMargin; y++ {
+		for x := faceMargin; x < faceN-faceMargin; x++ {
+			v := s.cm[y*faceN+x] - mean
+			ss += v * v
+		}
+	}
+	for i := range bestPer {
+		bestPer[i] = -1
+	}
+	if ss > 0 {
+		nrm := math.Sqrt(ss)
+		sx, sy := s.massShift(mean)
+		// The map shifted by (sx, sy) and less its mean, zero where the
+		// shift leaves the inner part.
+		sh := &s.tmp
+		for i := range sh {
+			sh[i] = 0
+		}
+		for y := faceMargin; y < faceN-faceMargin; y++ {
+			yy := y + sy
+			if yy < faceMargin || yy >= faceN-faceMargin {
+				continue
+			}
+			for x := faceMargin; x < faceN-faceMargin; x++ {
+				if xx := x + sx; xx >= faceMargin && xx < faceN-faceMargin {
+					sh[y*faceN+x] = s.cm[yy*faceN+xx] - mean
+				}
+			}
+		}
+		correlate(sh, nrm, &bestPer)
+	}
+	return bestPer
 }
 
 // open3 is a grey-level opening of src with a 3x3 square (clamped

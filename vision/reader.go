@@ -474,6 +474,10 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 	}
 	r.giveHeld(fr, out)
 	r.frameSizeLook(fr, out, roi)
+	r.spotLook(fr, out, roi)
+	if spotDiagHook != nil {
+		spotDiagHook(r, fr, out, roi)
+	}
 	out = r.framePipCheck(out)
 	r.sizeEvidence(out)
 	r.doubtCap(fr, out)
