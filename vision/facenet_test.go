@@ -1,0 +1,119 @@
+package vision
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestFaceNetGradient checks backward against central differences of the
+// cross-entropy on a small random net.
+func TestFaceNetGradient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := newFaceNet(3, 4, 5, rng)
+	for _, p := range n.params() {
+		for i := range p {
+			p[i] += float32(rng.NormFloat64() * 0.05) // biases off zero too
+		}
+	}
+	var x [netIn]float32
+	for i := range x {
+		x[i] = float32(rng.Float64()*2 - 1)
+	}
+	const v = 4
+	gr := &netGrad{g: allocFaceNet(3, 4, 5), a: newNetAct(n)}
+	gr.da1 = make([]float32, len(gr.a.a1))
+	gr.dp1 = make([]float32, len(gr.a.p1))
+	gr.da2 = make([]float32, len(gr.a.a2))
+	gr.dp2 = make([]float32, len(gr.a.p2))
+	gr.dh = make([]float32, 5)
+	n.forward(x[:], gr.a)
+	n.backward(x[:], v, gr)
+	loss := func() float64 {
+		a := newNetAct(n)
+		n.forward(x[:], a)
+		return -math.Log(float64(a.p[v-1]))
+	}
+	grads := gr.g.params()
+	checked := 0
+	for li, p := range n.params() {
+		for k := 0; k < len(p); k += 1 + len(p)/7 {
+			old := p[k]
+			const h = 1e-3
+			p[k] = old + h
+			lp := loss()
+			p[k] = old - h
+			lm := loss()
+			p[k] = old
+			num := (lp - lm) / (2 * h)
+			got := float64(grads[li][k])
+			if math.Abs(num-got) > 2e-3+0.05*math.Abs(num) {
+				t.Errorf("param %d[%d]: backward %.5f, numeric %.5f", li, k, got, num)
+			}
+			checked++
+		}
+	}
+	if checked < 40 {
+		t.Fatalf("checked only %d weights", checked)
+	}
+}
+
+// TestFaceNetRoundTrip: a net written and read back predicts the same;
+// damaged data is refused.
+func TestFaceNetRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n := newFaceNet(2, 3, 4, rng)
+	b := n.marshal()
+	m, err := unmarshalFaceNet(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x, tt [netIn]float32
+	for i := range x {
+		x[i] = float32(rng.Float64())
+	}
+	if p, q := n.predictTurns(x[:], tt[:], newNetAct(n)), m.predictTurns(x[:], tt[:], newNetAct(m)); p != q {
+		t.Errorf("read back predicts %v, want %v", q, p)
+	}
+	for _, bad := range [][]byte{nil, b[:len(b)-1], append(append([]byte{}, b...), 0), []byte("DWFN2\n\x00\x00")} {
+		if _, err := unmarshalFaceNet(bad); err == nil {
+			t.Errorf("%d bytes: no error", len(bad))
+		}
+	}
+}
+
+// TestDihedral: the eight turns are distinct permutations of the grid.
+func TestDihedral(t *testing.T) {
+	seen := map[[netSide * netSide]int]bool{}
+	for k := 0; k < 8; k++ {
+		used := make([]bool, netSide*netSide)
+		for _, j := range dihedral[k] {
+			if used[j] {
+				t.Fatalf("turn %d is not a permutation", k)
+			}
+			used[j] = true
+		}
+		seen[dihedral[k]] = true
+	}
+	if len(seen) != 8 {
+		t.Errorf("%d distinct turns, want 8", len(seen))
+	}
+}
+
+// TestBuiltinFaceNet: the shipped net loads, and a Reader has it unless
+// told not to.
+func TestBuiltinFaceNet(t *testing.T) {
+	if builtinFaceNet() == nil {
+		t.Fatal("the embedded face net does not load")
+	}
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	if r.net == nil {
+		t.Error("a Reader has no face net")
+	}
+	q := NewReader(ReaderOptions{NoFaceNet: true})
+	defer q.Close()
+	if q.net != nil {
+		t.Error("a Reader told NoFaceNet has one")
+	}
+}
