@@ -220,47 +220,64 @@ type netAct struct {
 	i2     []int32
 	h      []float32
 	p      [6]float32
+	// pad, acc: conv3's scratch.
+	pad, acc []float32
 }
 
 func newNetAct(n *faceNet) *netAct {
 	return &netAct{
 		a1: make([]float32, n.c1*netSide*netSide), p1: make([]float32, n.c1*netS1*netS1), i1: make([]int32, n.c1*netS1*netS1),
 		a2: make([]float32, n.c2*netS1*netS1), p2: make([]float32, n.c2*netS2*netS2), i2: make([]int32, n.c2*netS2*netS2),
-		h: make([]float32, n.hid),
+		h:   make([]float32, n.hid),
+		pad: make([]float32, max(netChans*(netSide+2)*(netSide+2), n.c1*(netS1+2)*(netS1+2))),
+		acc: make([]float32, netSide*(netSide+2)),
 	}
 }
 
 // conv3 is a 3x3 convolution with zero padding of cin planes of s x s
-// into cout planes, then ReLU.
-func conv3(in []float32, cin, s int, w, b []float32, cout int, out []float32) {
-	ss := s * s
+// into cout planes, then ReLU. pad and acc are scratch of at least
+// cin*(s+2)^2 and s*(s+2) values. The input is copied into planes with a
+// zero border, so that each of the nine taps of a plane is one run over
+// the output laid out in rows of s+2 (the last two of each row are
+// dropped): every output sums the same terms in the same order as the
+// taps inside the plane alone would (the border's add zero).
+func conv3(in []float32, cin, s int, w, b []float32, cout int, out, pad, acc []float32) {
+	p := s + 2
+	pp := p * p
+	pad = pad[:cin*pp]
+	clear(pad)
+	for ci := 0; ci < cin; ci++ {
+		for y := 0; y < s; y++ {
+			copy(pad[ci*pp+(y+1)*p+1:ci*pp+(y+1)*p+1+s], in[ci*s*s+y*s:ci*s*s+(y+1)*s])
+		}
+	}
+	n := (s-1)*p + s
+	o := acc[:n]
 	for co := 0; co < cout; co++ {
-		o := out[co*ss : (co+1)*ss]
 		for i := range o {
 			o[i] = b[co]
 		}
 		for ci := 0; ci < cin; ci++ {
-			src := in[ci*ss : (ci+1)*ss]
 			for ky := 0; ky < 3; ky++ {
-				dy := ky - 1
 				for kx := 0; kx < 3; kx++ {
-					dx := kx - 1
 					wv := w[((co*cin+ci)*3+ky)*3+kx]
-					x0, x1 := max(0, -dx), min(s, s-dx)
-					for y := max(0, -dy); y < min(s, s-dy); y++ {
-						orow := o[y*s+x0 : y*s+x1]
-						row := src[(y+dy)*s+x0+dx : (y+dy)*s+x1+dx]
-						row = row[:len(orow)]
-						for x, v := range row {
-							orow[x] += wv * v
-						}
+					src := pad[ci*pp+ky*p+kx : ci*pp+ky*p+kx+n]
+					src = src[:len(o)]
+					for i, v := range src {
+						o[i] += wv * v
 					}
 				}
 			}
 		}
-		for i, v := range o {
-			if v < 0 {
-				o[i] = 0
+		dst := out[co*s*s : (co+1)*s*s]
+		for y := 0; y < s; y++ {
+			row := o[y*p : y*p+s]
+			drow := dst[y*s : (y+1)*s]
+			for x, v := range row {
+				if v < 0 {
+					v = 0
+				}
+				drow[x] = v
 			}
 		}
 	}
@@ -335,9 +352,9 @@ func pool2(in []float32, c, s int, out []float32, idx []int32) {
 
 // forward runs the net on x, leaving the activations and the softmax in a.
 func (n *faceNet) forward(x []float32, a *netAct) {
-	conv3(x, netChans, netSide, n.w1, n.b1, n.c1, a.a1)
+	conv3(x, netChans, netSide, n.w1, n.b1, n.c1, a.a1, a.pad, a.acc)
 	pool2(a.a1, n.c1, netSide, a.p1, a.i1)
-	conv3(a.p1, n.c1, netS1, n.w2, n.b2, n.c2, a.a2)
+	conv3(a.p1, n.c1, netS1, n.w2, n.b2, n.c2, a.a2, a.pad, a.acc)
 	pool2(a.a2, n.c2, netS1, a.p2, a.i2)
 	f := n.flat()
 	for j := 0; j < n.hid; j++ {

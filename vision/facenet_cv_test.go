@@ -452,3 +452,27 @@ func heldOutNets(t testing.TB, set string, r *Reader) map[string]*faceNet {
 	}
 	return out
 }
+
+// TestNetLookDump logs every value netLook gives on the stills
+// DICEWATCH_STILL_FIRST.. (DICEWATCH_STILLS) in both modes, with the truth
+// and what the rule saw. DICEWATCH_NET_DUMP=1 runs it.
+func TestNetLookDump(t *testing.T) {
+	if os.Getenv("DICEWATCH_NET_DUMP") == "" {
+		t.Skip("DICEWATCH_NET_DUMP not set")
+	}
+	seen := map[[2]float64]faceValue{}
+	netTrace = func(d *Detection, fv faceValue) { seen[[2]float64{d.CX, d.CY}] = fv }
+	defer func() { netTrace = nil }()
+	readStills(t, func() { clear(seen) }, func(seed int64, mode string, img gocv.Mat, tr scene.StillTruth, dets []Detection) {
+		for _, p := range matchStill(tr.Dice, dets) {
+			g, d := tr.Dice[p[0]], dets[p[1]]
+			fv, ok := seen[[2]float64{d.CX, d.CY}]
+			if !ok {
+				continue
+			}
+			t.Logf("seed %d %s %s truth %d read %d conf %.2f flatness %.3f lv %d tmpl %d blobs %d sq %v aspect %.3f edge %.1f/%.1f lscore %.2f ncc %.2f junk %v empty %.2f",
+				seed, mode, stillGroup(g), g.Value, d.Value, d.Confidence, d.Flatness, fv.lv, fv.tmpl, fv.blobs, fv.sq,
+				min(fv.c.w, fv.c.h)/max(fv.c.w, fv.c.h), fv.c.edge, tr.EdgePx, fv.lscore, fv.nccScore, fv.junk, fv.empty)
+		}
+	})
+}
