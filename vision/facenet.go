@@ -59,8 +59,12 @@ const (
 // faces) at the same centre, must be the layout fitted to the face's
 // blobs or its best template. The veto and the check still apply, and
 // the frame's later checks (framePipCheck, doubtCap) see the value as
-// any other. Not on shrunk faces (part of a larger region), and not for
-// 1s: a single pip is too easily a larger face's centre.
+// any other. Not on shrunk faces (part of a larger region), not for 1s
+// (a single pip is too easily a larger face's centre), and not where a
+// pip cue (layout, template or blob count) saw a larger face than the
+// net's: the net then may have read a part of that face (held-out still
+// 2014, calibrated: a cocked 5 whose layout and blobs read 4 and
+// template 6, given 4 before this rule).
 func (r *Reader) netLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 	if r.net == nil || len(r.unreadReads) == 0 || netLookOff {
 		return
@@ -74,7 +78,7 @@ func (r *Reader) netLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 		}
 		fv := ur.fv
 		v, _, m := netTop2(r.ns.predict(r.net, fr, fv.c))
-		if v < 2 || m < netMinMargin || (v != fv.lv && v != fv.tmpl) {
+		if v < 2 || m < netMinMargin || (v != fv.lv && v != fv.tmpl) || max(fv.lv, fv.tmpl, fv.blobs) > v {
 			continue
 		}
 		sq := fv.c
