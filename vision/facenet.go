@@ -56,12 +56,14 @@ const (
 // learned face cue and one of the pip reader's own cues agree: the net's
 // face, with a wide margin over the second, both on the face rectangle
 // and on a square of the frame's die size (the median edge of its read
-// faces, or the known die size) at the same centre, must be the layout
-// fitted to the face's blobs, on a face rectangle square enough to read
-// (the cues' own test). The template alone agreeing was not enough, nor
-// a face rectangle far from square (tuning stills 1000..1999: a 1 whose
-// one blob the net and the template read as a 2, twice; cocked and
-// stacked dice read on a foreshortened face, 6 as 3 and 5 as 4). The veto and the check still apply, and
+// faces, or the known die size) at the same centre, must be both the
+// layout fitted to the face's blobs and the best template, on a face
+// rectangle square enough to read (the cues' own test). One pip cue
+// agreeing was not enough, nor a face rectangle far from square (tuning
+// stills 1000..1999: a 1 whose one blob the net and the template read as
+// a 2, twice; cocked and stacked dice read on a foreshortened face, 6 as
+// 3 and 5 as 4; a cocked 5 missing a pip read 4 by the net, the layout
+// and the blobs, its template a 2, still 1932 calibrated). The veto and the check still apply, and
 // the frame's later checks (framePipCheck, doubtCap) see the value as
 // any other. Not on shrunk faces (part of a larger region), not for 1s
 // (a single pip is too easily a larger face's centre), and not where a
@@ -82,7 +84,7 @@ func (r *Reader) netLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 		}
 		fv := ur.fv
 		v, _, m := netTop2(r.ns.predict(r.net, fr, fv.c))
-		if v < 2 || m < netMinMargin || v != fv.lv || !fv.sq || max(fv.lv, fv.tmpl, fv.blobs) > v {
+		if v < 2 || m < netMinMargin || v != fv.lv || v != fv.tmpl || !fv.sq || max(fv.lv, fv.tmpl, fv.blobs) > v {
 			continue
 		}
 		sq := fv.c

@@ -186,7 +186,9 @@ const netLookBylerFloor = 4
 // a larger face). Tuning stills: 1017 (uncalibrated), a 1 whose one blob
 // the net and the template read as a 2 (the layout did not agree);
 // 1342 (calibrated) a cocked 6 and 1119 (calibrated) a stacked 5, each
-// read on a foreshortened face rectangle as a 3 and a 4 (not square).
+// read on a foreshortened face rectangle as a 3 and a 4 (not square);
+// 1932 (calibrated) a cocked 5 missing a pip, read 4 by the net, the
+// layout and the blobs (the template, a 2, did not agree).
 func TestNetLookStills(t *testing.T) {
 	for _, tc := range []struct {
 		seed        int64
@@ -197,6 +199,7 @@ func TestNetLookStills(t *testing.T) {
 		{1017, false, 1, 2},
 		{1342, true, 6, 3},
 		{1119, true, 5, 4},
+		{1932, true, 5, 4},
 	} {
 		img, tr, err := scene.Still(tc.seed, scene.StillOptions{})
 		if err != nil {
