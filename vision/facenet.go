@@ -83,8 +83,13 @@ func (r *Reader) netLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 			continue
 		}
 		fv := ur.fv
+		// The pip cues first (the net's face must be theirs): the net
+		// costs about 0.15 ms of CPU a patch.
+		if fv.lv < 2 || fv.lv != fv.tmpl || fv.blobs > fv.lv || !fv.sq {
+			continue
+		}
 		v, _, m := netTop2(r.ns.predict(r.net, fr, fv.c))
-		if v < 2 || m < netMinMargin || v != fv.lv || v != fv.tmpl || !fv.sq || max(fv.lv, fv.tmpl, fv.blobs) > v {
+		if v != fv.lv || m < netMinMargin {
 			continue
 		}
 		sq := fv.c

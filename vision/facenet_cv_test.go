@@ -249,11 +249,11 @@ func netCueTable(t testing.TB, label string, dice []netDie, probs [][2][6]float3
 			if vs == v && mgs >= m && (v == d.Lv || v == d.Tmpl || v == d.Blobs) {
 				count(&bothRight, &bothWrong)
 			}
-			if vs == v && mgs >= m && (v == d.Lv || v == d.Tmpl) && v >= 2 && d.Flat && !d.Shrunk && !d.Weak {
+			if vs == v && mgs >= m && v == d.Lv && v == d.Tmpl && d.Blobs <= v && v >= 2 && d.Flat && !d.Shrunk && !d.Weak {
 				count(&ruleRight, &ruleWrong)
 			}
 		}
-		t.Logf("%s margin>=%.2f: unread %d; net right %d wrong %d; +any pip cue %d/%d; +layout and template %d/%d; +square agrees and a cue %d/%d; netLook's rule %d/%d",
+		t.Logf("%s margin>=%.2f: unread %d; net right %d wrong %d; +any pip cue %d/%d; +layout and template %d/%d; +square agrees and a cue %d/%d; net, square, layout and template agree (netLook before its square-rectangle test, the veto and the checks) %d/%d",
 			label, m, n, right, wrong, cueRight, cueWrong, lvRight, lvWrong, bothRight, bothWrong, ruleRight, ruleWrong)
 	}
 }
