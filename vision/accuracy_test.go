@@ -259,7 +259,14 @@ func evalPhotoSet(t testing.TB, ps photoSet, r *Reader, pipBoxes bool) tally {
 	debug := os.Getenv("DICEWATCH_DEBUG_DIR")
 	var tl tally
 	sl := openSureLog(t)
+	netOf := heldOutNets(t, ps.name, r)
+	defer func(n *faceNet) { r.net = n }(r.net)
 	for _, name := range ps.images {
+		if netOf != nil {
+			// The shipped face net learnt from every image of this
+			// set: each is read with the fold net that never saw it.
+			r.net = netOf[name]
+		}
 		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
 		if img.Empty() {
 			img.Close()

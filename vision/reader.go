@@ -30,6 +30,9 @@ type ReaderOptions struct {
 	// MinFlatness is the flatness score below which a die is reported as
 	// not flat. Zero means DefaultMinFlatness.
 	MinFlatness float64
+	// NoFaceNet leaves the learned face cue out (see facenet.go): only
+	// the pip reader's own looks give values.
+	NoFaceNet bool
 	// PipSpread is the dice's pip offset from a face's centre along a
 	// side, as a share of the edge (the corner pips of a 4 sit at
 	// +-PipSpread*edge), part of the die's design as the edge is. With
@@ -133,6 +136,12 @@ type Reader struct {
 	// unread detection, held values included (in the frame's read
 	// coordinates), by the detection's centre, for frameSizeLook.
 	unreadFaces map[[2]float64][2]candidate
+	// unreadReads: the pip reader's read of each unread detection (its
+	// cues and whether the face was shrunk), for netLook; net is the
+	// face net (nil: none) and ns its buffers.
+	unreadReads map[[2]float64]unreadRead
+	net         *faceNet
+	ns          netScratch
 }
 
 // NewReader returns a Reader with the given options.
@@ -143,8 +152,13 @@ func NewReader(opts ReaderOptions) *Reader {
 	if opts.MinFlatness == 0 {
 		opts.MinFlatness = DefaultMinFlatness
 	}
+	var net *faceNet
+	if !opts.NoFaceNet {
+		net = builtinFaceNet()
+	}
 	return &Reader{
 		opts:  opts,
+		net:   net,
 		frame: gocv.NewMat(),
 		det:   gocv.NewMat(),
 		small: gocv.NewMat(),
@@ -278,6 +292,10 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 		r.unreadFaces = map[[2]float64][2]candidate{}
 	}
 	clear(r.unreadFaces)
+	if r.unreadReads == nil {
+		r.unreadReads = map[[2]float64]unreadRead{}
+	}
+	clear(r.unreadReads)
 	// A region too long for one die (see pairEnds), with the index of
 	// its own detection in out (-1: none). With cells, the ends are the
 	// cells of a part of a cluster too large for one die (see detect),
@@ -478,6 +496,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 	if spotDiagHook != nil {
 		spotDiagHook(r, fr, out, roi)
 	}
+	r.netLook(fr, out, roi)
 	out = r.framePipCheck(out)
 	r.sizeEvidence(out)
 	r.doubtCap(fr, out)
@@ -599,6 +618,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 	}
 	if d.Value == 0 {
 		r.unreadFaces[[2]float64{d.CX, d.CY}] = [2]candidate{c, top}
+		r.unreadReads[[2]float64{d.CX, d.CY}] = unreadRead{fv: fv, shrunk: shrunk}
 	}
 	if d.Value > 0 && d.Value == fv.lv {
 		d.latReach = fv.lat.major

@@ -1,0 +1,718 @@
+package vision
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"image"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+)
+
+// The face net is a small learned reader of a die's top face: two 3x3
+// convolutions over a rectified, normalised patch around the face the
+// pip reader settled on, a hidden layer and a softmax over the six
+// faces. It is a cue of its own, never a reader: a value comes from it
+// only where one of the pip reader's own cues reads the same face.
+const (
+	// netSide is the side of the net's input grid, in samples.
+	netSide = 24
+	// netChans: the colour distance from the body and the luminance.
+	netChans = 2
+	netIn    = netSide * netSide * netChans
+	// netSpan is the side of the square sampled, in the face rectangle's
+	// sides: a little more than the face, so a face a few pixels off
+	// still shows every pip.
+	netSpan = 1.15
+	// netInner is the margin, in samples, around the patch's inner part
+	// (about the face itself) that sets the body colour and the scales.
+	netInner = netSide / 8
+)
+
+// unreadRead is what the pip reader concluded on a detection it left
+// unread: its read (cues and face rectangle) and whether the face was
+// much smaller than its region.
+type unreadRead struct {
+	fv     faceValue
+	shrunk bool
+}
+
+// netMinMargin is the least margin of the net's face over its second
+// most likely face, on the face rectangle and again on the square of the
+// frame's die size, for the net to count as a cue. netConf is the
+// confidence of a value the net and a pip cue agree on: a second look's
+// at most, never sure.
+const (
+	netMinMargin = 0.7
+	netConf      = 0.7
+)
+
+// netLook gives values to flat dice the pip reader left unread where the
+// learned face cue and one of the pip reader's own cues agree: the net's
+// face, with a wide margin over the second, both on the face rectangle
+// and on a square of the frame's die size (the median edge of its read
+// faces, or the known die size) at the same centre, must be both the
+// layout fitted to the face's blobs and the best template, on a face
+// rectangle square enough to read (the cues' own test). One pip cue
+// agreeing was not enough, nor a face rectangle far from square (tuning
+// stills 1000..1999: a 1 whose one blob the net and the template read as
+// a 2, twice; cocked and stacked dice read on a foreshortened face, 6 as
+// 3 and 5 as 4; a cocked 5 missing a pip read 4 by the net, the layout
+// and the blobs, its template a 2, still 1932 calibrated). The veto and the check still apply, and
+// the frame's later checks (framePipCheck, doubtCap) see the value as
+// any other. Not on shrunk faces (part of a larger region), not for 1s
+// (a single pip is too easily a larger face's centre), and not where a
+// pip cue (layout, template or blob count) saw a larger face than the
+// net's: the net then may have read a part of that face (held-out still
+// 2014, calibrated: a cocked 5 whose layout and blobs read 4 and
+// template 6, given 4 before this rule).
+func (r *Reader) netLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
+	if r.net == nil || len(r.unreadReads) == 0 || netLookOff {
+		return
+	}
+	med, ok := readEdgeMedian(dets)
+	for i := range dets {
+		d := &dets[i]
+		ur, found := r.unreadReads[[2]float64{d.CX, d.CY}]
+		if !found || d.Value != 0 || !d.Flat || ur.shrunk || ur.fv.c.weak {
+			continue
+		}
+		fv := ur.fv
+		// The pip cues first (the net's face must be theirs): the net
+		// costs about 0.15 ms of CPU a patch.
+		if fv.lv < 2 || fv.lv != fv.tmpl || fv.blobs > fv.lv || !fv.sq {
+			continue
+		}
+		v, _, m := netTop2(r.ns.predict(r.net, fr, fv.c))
+		if v != fv.lv || m < netMinMargin {
+			continue
+		}
+		sq := fv.c
+		edge := med
+		if e := r.expectedAt(d.CX, d.CY); e > 0 {
+			edge = e
+		} else if !ok {
+			continue
+		}
+		sq.w, sq.h, sq.edge = edge, edge, edge
+		if vs, _, ms := netTop2(r.ns.predict(r.net, fr, sq)); vs != v || ms < netMinMargin {
+			continue
+		}
+		fv.value, fv.conf = v, netConf
+		nd := *d
+		nd.Confidence = fv.conf
+		if r.veto(fr, fv, &nd) || !r.check(fr, fv, &nd) {
+			continue
+		}
+		d.Value, d.Confidence = fv.value, fv.conf
+		d.Box = fv.c.box().Add(roi.Min).Intersect(roi)
+		d.PipBox = pipBoxIn(fv.pipBox, roi)
+		if netTrace != nil {
+			netTrace(d, fv)
+		}
+		r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: r.lastPipOff, colSpread: r.lastColSpread, weakCue: true}
+	}
+}
+
+// netLookOff turns netLook off (for tests); netTrace, when set, sees
+// each value it gives.
+var (
+	netLookOff bool
+	netTrace   func(d *Detection, fv faceValue)
+)
+
+//go:embed facenet.bin
+var builtinFaceNetData []byte
+
+// builtinFaceNet is the net the reader ships with (see TestTrainFaceNet
+// for how it is trained). It is nil only if the embedded data is
+// damaged, which TestBuiltinFaceNet rules out.
+var builtinFaceNet = sync.OnceValue(func() *faceNet {
+	n, err := unmarshalFaceNet(builtinFaceNetData)
+	if err != nil {
+		return nil
+	}
+	return n
+})
+
+// netMagic starts a saved face net.
+const netMagic = "DWFN2\n"
+
+// faceNet is a small convolutional net: two 3x3 convolutions with ReLU,
+// each followed by 2x2 max pooling, a hidden fully connected ReLU layer
+// and a softmax over the six faces.
+type faceNet struct {
+	c1, c2, hid int
+	w1, b1      []float32 // c1 x netChans x 3 x 3
+	w2, b2      []float32 // c2 x c1 x 3 x 3
+	w3, b3      []float32 // hid x c2*(netSide/4)^2
+	w4, b4      []float32 // 6 x hid
+}
+
+const (
+	netS1 = netSide / 2
+	netS2 = netSide / 4
+)
+
+func (n *faceNet) flat() int { return n.c2 * netS2 * netS2 }
+
+func (n *faceNet) params() [][]float32 {
+	return [][]float32{n.w1, n.b1, n.w2, n.b2, n.w3, n.b3, n.w4, n.b4}
+}
+
+func allocFaceNet(c1, c2, hid int) *faceNet {
+	n := &faceNet{c1: c1, c2: c2, hid: hid}
+	n.w1, n.b1 = make([]float32, c1*netChans*9), make([]float32, c1)
+	n.w2, n.b2 = make([]float32, c2*c1*9), make([]float32, c2)
+	n.w3, n.b3 = make([]float32, hid*n.flat()), make([]float32, hid)
+	n.w4, n.b4 = make([]float32, 6*hid), make([]float32, 6)
+	return n
+}
+
+func newFaceNet(c1, c2, hid int, rng *rand.Rand) *faceNet {
+	n := allocFaceNet(c1, c2, hid)
+	for _, l := range []struct {
+		w   []float32
+		fan int
+	}{{n.w1, netChans * 9}, {n.w2, c1 * 9}, {n.w3, n.flat()}, {n.w4, hid}} {
+		s := math.Sqrt(2 / float64(l.fan))
+		for i := range l.w {
+			l.w[i] = float32(rng.NormFloat64() * s)
+		}
+	}
+	return n
+}
+
+// marshal writes the net: magic, the four sizes (input, c1, c2, hidden),
+// then every weight as little-endian float32.
+func (n *faceNet) marshal() []byte {
+	var b bytes.Buffer
+	b.WriteString(netMagic)
+	for _, v := range []int{netIn, n.c1, n.c2, n.hid} {
+		binary.Write(&b, binary.LittleEndian, uint32(v))
+	}
+	for _, p := range n.params() {
+		binary.Write(&b, binary.LittleEndian, p)
+	}
+	return b.Bytes()
+}
+
+// unmarshalFaceNet reads a net written by marshal.
+func unmarshalFaceNet(data []byte) (*faceNet, error) {
+	if !bytes.HasPrefix(data, []byte(netMagic)) {
+		return nil, errors.New("vision: face net: bad magic")
+	}
+	rd := bytes.NewReader(data[len(netMagic):])
+	var sz [4]uint32
+	if err := binary.Read(rd, binary.LittleEndian, &sz); err != nil {
+		return nil, fmt.Errorf("vision: face net: %w", err)
+	}
+	if sz[0] != netIn || sz[1] == 0 || sz[2] == 0 || sz[3] == 0 || sz[1] > 256 || sz[2] > 256 || sz[3] > 4096 {
+		return nil, fmt.Errorf("vision: face net: shape %v, want input %d", sz, netIn)
+	}
+	n := allocFaceNet(int(sz[1]), int(sz[2]), int(sz[3]))
+	for _, p := range n.params() {
+		if err := binary.Read(rd, binary.LittleEndian, p); err != nil {
+			return nil, fmt.Errorf("vision: face net: %w", err)
+		}
+	}
+	if _, err := rd.ReadByte(); err != io.EOF {
+		return nil, errors.New("vision: face net: trailing bytes")
+	}
+	return n, nil
+}
+
+// netAct holds one sample's activations (and, in training, gradients).
+type netAct struct {
+	a1, p1 []float32 // c1 x S x S after ReLU; pooled c1 x S/2 x S/2
+	i1     []int32   // index into a1 of each pooled maximum
+	a2, p2 []float32
+	i2     []int32
+	h      []float32
+	p      [6]float32
+	// pad, acc: conv3's scratch.
+	pad, acc []float32
+}
+
+func newNetAct(n *faceNet) *netAct {
+	return &netAct{
+		a1: make([]float32, n.c1*netSide*netSide), p1: make([]float32, n.c1*netS1*netS1), i1: make([]int32, n.c1*netS1*netS1),
+		a2: make([]float32, n.c2*netS1*netS1), p2: make([]float32, n.c2*netS2*netS2), i2: make([]int32, n.c2*netS2*netS2),
+		h:   make([]float32, n.hid),
+		pad: make([]float32, max(netChans*(netSide+2)*(netSide+2), n.c1*(netS1+2)*(netS1+2))),
+		acc: make([]float32, netSide*(netSide+2)),
+	}
+}
+
+// conv3 is a 3x3 convolution with zero padding of cin planes of s x s
+// into cout planes, then ReLU. pad and acc are scratch of at least
+// cin*(s+2)^2 and s*(s+2) values. The input is copied into planes with a
+// zero border, so that each of the nine taps of a plane is one run over
+// the output laid out in rows of s+2 (the last two of each row are
+// dropped): every output sums the same terms in the same order as the
+// taps inside the plane alone would (the border's add zero).
+func conv3(in []float32, cin, s int, w, b []float32, cout int, out, pad, acc []float32) {
+	p := s + 2
+	pp := p * p
+	pad = pad[:cin*pp]
+	clear(pad)
+	for ci := 0; ci < cin; ci++ {
+		for y := 0; y < s; y++ {
+			copy(pad[ci*pp+(y+1)*p+1:ci*pp+(y+1)*p+1+s], in[ci*s*s+y*s:ci*s*s+(y+1)*s])
+		}
+	}
+	n := (s-1)*p + s
+	o := acc[:n]
+	for co := 0; co < cout; co++ {
+		for i := range o {
+			o[i] = b[co]
+		}
+		for ci := 0; ci < cin; ci++ {
+			for ky := 0; ky < 3; ky++ {
+				for kx := 0; kx < 3; kx++ {
+					wv := w[((co*cin+ci)*3+ky)*3+kx]
+					src := pad[ci*pp+ky*p+kx : ci*pp+ky*p+kx+n]
+					src = src[:len(o)]
+					for i, v := range src {
+						o[i] += wv * v
+					}
+				}
+			}
+		}
+		dst := out[co*s*s : (co+1)*s*s]
+		for y := 0; y < s; y++ {
+			row := o[y*p : y*p+s]
+			drow := dst[y*s : (y+1)*s]
+			for x, v := range row {
+				if v < 0 {
+					v = 0
+				}
+				drow[x] = v
+			}
+		}
+	}
+}
+
+// conv3Back adds the gradients of conv3's weights and biases given dout,
+// the gradient at its output before ReLU, and (din not nil) adds the
+// gradient at its input.
+func conv3Back(in []float32, cin, s int, w []float32, cout int, dout, dw, db, din []float32) {
+	ss := s * s
+	for co := 0; co < cout; co++ {
+		d := dout[co*ss : (co+1)*ss]
+		var sum float32
+		for _, v := range d {
+			sum += v
+		}
+		db[co] += sum
+		for ci := 0; ci < cin; ci++ {
+			src := in[ci*ss : (ci+1)*ss]
+			for ky := 0; ky < 3; ky++ {
+				dy := ky - 1
+				for kx := 0; kx < 3; kx++ {
+					dx := kx - 1
+					wi := ((co*cin+ci)*3+ky)*3 + kx
+					wv := w[wi]
+					x0, x1 := max(0, -dx), min(s, s-dx)
+					var g float32
+					for y := max(0, -dy); y < min(s, s-dy); y++ {
+						row := src[(y+dy)*s : (y+dy+1)*s]
+						drow := d[y*s : (y+1)*s]
+						for x := x0; x < x1; x++ {
+							g += drow[x] * row[x+dx]
+						}
+						if din != nil {
+							irow := din[ci*ss+(y+dy)*s : ci*ss+(y+dy+1)*s]
+							for x := x0; x < x1; x++ {
+								irow[x+dx] += wv * drow[x]
+							}
+						}
+					}
+					dw[wi] += g
+				}
+			}
+		}
+	}
+}
+
+// pool2 is 2x2 max pooling of c planes of s x s, keeping where each
+// maximum came from.
+func pool2(in []float32, c, s int, out []float32, idx []int32) {
+	h := s / 2
+	for ch := 0; ch < c; ch++ {
+		for y := 0; y < h; y++ {
+			for x := 0; x < h; x++ {
+				b := ch*s*s + 2*y*s + 2*x
+				m, mi := in[b], b
+				if v := in[b+1]; v > m {
+					m, mi = v, b+1
+				}
+				if v := in[b+s]; v > m {
+					m, mi = v, b+s
+				}
+				if v := in[b+s+1]; v > m {
+					m, mi = v, b+s+1
+				}
+				o := ch*h*h + y*h + x
+				out[o], idx[o] = m, int32(mi)
+			}
+		}
+	}
+}
+
+// forward runs the net on x, leaving the activations and the softmax in a.
+func (n *faceNet) forward(x []float32, a *netAct) {
+	conv3(x, netChans, netSide, n.w1, n.b1, n.c1, a.a1, a.pad, a.acc)
+	pool2(a.a1, n.c1, netSide, a.p1, a.i1)
+	conv3(a.p1, n.c1, netS1, n.w2, n.b2, n.c2, a.a2, a.pad, a.acc)
+	pool2(a.a2, n.c2, netS1, a.p2, a.i2)
+	f := n.flat()
+	for j := 0; j < n.hid; j++ {
+		w := n.w3[j*f : (j+1)*f]
+		s := n.b3[j]
+		for i, v := range a.p2 {
+			s += w[i] * v
+		}
+		a.h[j] = max(s, 0)
+	}
+	var z [6]float64
+	mx := math.Inf(-1)
+	for k := 0; k < 6; k++ {
+		w := n.w4[k*n.hid : (k+1)*n.hid]
+		s := n.b4[k]
+		for j, v := range a.h {
+			s += w[j] * v
+		}
+		z[k] = float64(s)
+		mx = max(mx, z[k])
+	}
+	var sum float64
+	for k := range z {
+		z[k] = math.Exp(z[k] - mx)
+		sum += z[k]
+	}
+	for k := range z {
+		a.p[k] = float32(z[k] / sum)
+	}
+}
+
+// netScratch holds a Reader's buffers for the face net.
+type netScratch struct {
+	x, t [netIn]float32
+	a    *netAct
+	net  *faceNet
+	dist [netSide * netSide]float64
+	in   [netSide * netSide]float64
+}
+
+// dihedral maps grid index i to its place under turn k (0..7: four
+// quarter turns, then each mirrored). A face's value does not change
+// under any of them.
+var dihedral = func() (t [8][netSide * netSide]int) {
+	for k := 0; k < 8; k++ {
+		for y := 0; y < netSide; y++ {
+			for x := 0; x < netSide; x++ {
+				u, v := x, y
+				if k >= 4 {
+					u = netSide - 1 - u
+				}
+				for r := 0; r < k%4; r++ {
+					u, v = netSide-1-v, u
+				}
+				t[k][y*netSide+x] = v*netSide + u
+			}
+		}
+	}
+	return t
+}()
+
+// turnInput writes x under dihedral turn k into dst.
+func turnInput(x, dst []float32, k int) {
+	m := &dihedral[k]
+	for c := 0; c < netChans; c++ {
+		o := c * netSide * netSide
+		for i, j := range m {
+			dst[o+j] = x[o+i]
+		}
+	}
+}
+
+// netInput samples the square of netSpan times the candidate's rectangle
+// around its centre, turned as the candidate, into x: the first channel
+// is each sample's colour distance from the body's colour (the median of
+// the inner part), over a high percentile of that distance; the second
+// is the luminance, centred and scaled to unit spread. Both hold for
+// dark pips on a light body and light pips on a dark one alike.
+func (s *netScratch) netInput(fr bgrImage, c candidate, x []float32) {
+	co, si := math.Cos(c.angle), math.Sin(c.angle)
+	const n = netSide * netSide
+	var bgr [n][3]float64
+	for j := 0; j < netSide; j++ {
+		v := ((float64(j)+0.5)/netSide - 0.5) * c.h * netSpan
+		for i := 0; i < netSide; i++ {
+			u := ((float64(i)+0.5)/netSide - 0.5) * c.w * netSpan
+			px := c.cx + u*co - v*si - 0.5
+			py := c.cy + u*si + v*co - 0.5
+			x0, y0 := floorInt(px), floorInt(py)
+			fx, fy := px-float64(x0), py-float64(y0)
+			xa, xb := min(max(x0, 0), fr.w-1), min(max(x0+1, 0), fr.w-1)
+			ya, yb := min(max(y0, 0), fr.h-1), min(max(y0+1, 0), fr.h-1)
+			o00, o10 := (ya*fr.w+xa)*3, (ya*fr.w+xb)*3
+			o01, o11 := (yb*fr.w+xa)*3, (yb*fr.w+xb)*3
+			w00, w10 := (1-fx)*(1-fy), fx*(1-fy)
+			w01, w11 := (1-fx)*fy, fx*fy
+			for ch := 0; ch < 3; ch++ {
+				bgr[j*netSide+i][ch] = float64(fr.pix[o00+ch])*w00 + float64(fr.pix[o10+ch])*w10 +
+					float64(fr.pix[o01+ch])*w01 + float64(fr.pix[o11+ch])*w11
+			}
+		}
+	}
+	// The body's colour: the per-channel median of the inner part (the
+	// face without the margin the span adds).
+	var med [3]float64
+	var vals []float64
+	for ch := 0; ch < 3; ch++ {
+		vals = vals[:0]
+		for j := netInner; j < netSide-netInner; j++ {
+			for i := netInner; i < netSide-netInner; i++ {
+				vals = append(vals, bgr[j*netSide+i][ch])
+			}
+		}
+		slices.Sort(vals)
+		med[ch] = vals[len(vals)/2]
+	}
+	// Both channels are scaled by the inner part alone: the floor
+	// around the die, often far lighter or darker, would drown the pips.
+	var lm, lv float64
+	inner := 0
+	for k := 0; k < n; k++ {
+		p := bgr[k]
+		s.dist[k] = math.Abs(p[0]-med[0]) + math.Abs(p[1]-med[1]) + math.Abs(p[2]-med[2])
+		l := 0.114*p[0] + 0.587*p[1] + 0.299*p[2]
+		x[n+k] = float32(l)
+		if i, j := k%netSide, k/netSide; i >= netInner && i < netSide-netInner && j >= netInner && j < netSide-netInner {
+			lm += l
+			s.in[inner] = s.dist[k]
+			inner++
+		}
+	}
+	lm /= float64(inner)
+	for k := 0; k < n; k++ {
+		if i, j := k%netSide, k/netSide; i >= netInner && i < netSide-netInner && j >= netInner && j < netSide-netInner {
+			d := float64(x[n+k]) - lm
+			lv += d * d
+		}
+	}
+	sd := math.Max(math.Sqrt(lv/float64(inner)), 4)
+	for k := 0; k < n; k++ {
+		x[n+k] = float32(math.Max(-3, math.Min(3, (float64(x[n+k])-lm)/sd)))
+	}
+	in := s.in[:inner]
+	slices.Sort(in)
+	top := math.Max(in[inner*90/100], 15)
+	for k := 0; k < n; k++ {
+		x[k] = float32(math.Min(s.dist[k]/top, 2))
+	}
+}
+
+// predict returns the net's probabilities for faces 1..6 of the
+// candidate's face, averaged over the eight turns of its patch.
+func (s *netScratch) predict(n *faceNet, fr bgrImage, c candidate) [6]float32 {
+	if s.a == nil || s.net != n {
+		s.a, s.net = newNetAct(n), n
+	}
+	s.netInput(fr, c, s.x[:])
+	return n.predictTurns(s.x[:], s.t[:], s.a)
+}
+
+// netTurns is how many of the eight turns of a patch the net reads it
+// under (the net learnt every turn): two, for speed; each is a forward
+// pass of about 0.25M multiply-adds.
+const netTurns = 2
+
+// netTurnOrder is the order in which predictTurns takes the turns.
+var netTurnOrder = [8]int{0, 5, 2, 7, 1, 4, 3, 6}
+
+// predictTurns is the softmax averaged over the first netTurns turns of
+// x: as given, and mirrored and turned a quarter (t is scratch of x's
+// size).
+func (n *faceNet) predictTurns(x, t []float32, a *netAct) [6]float32 {
+	var avg [6]float32
+	for _, k := range netTurnOrder[:netTurns] {
+		turnInput(x, t, k)
+		n.forward(t, a)
+		for v := range avg {
+			avg[v] += a.p[v] / netTurns
+		}
+	}
+	return avg
+}
+
+// netTop is the most likely face (1..6) and its probability.
+func netTop(p [6]float32) (int, float64) {
+	best := 0
+	for v := 1; v < 6; v++ {
+		if p[v] > p[best] {
+			best = v
+		}
+	}
+	return best + 1, float64(p[best])
+}
+
+// netSample is one training example: a patch and its face (1..6).
+type netSample struct {
+	x     [netIn]float32
+	value int
+}
+
+// netTrainOptions tune trainFaceNet.
+type netTrainOptions struct {
+	C1, C2, Hidden int
+	Epochs         int
+	Rate           float64 // Adam's step
+	Decay          float64 // L2 weight decay
+	Seed           uint64
+}
+
+// netGrad holds one pass's gradients and the buffers behind them.
+type netGrad struct {
+	g                  *faceNet // gradients, shaped as the net
+	a                  *netAct
+	da1, dp1, da2, dp2 []float32
+	dh                 []float32
+	xt                 [netIn]float32
+}
+
+// backward adds the gradient of the cross-entropy of sample x (face v)
+// to gr, after forward left gr.a.
+func (n *faceNet) backward(x []float32, v int, gr *netGrad) {
+	a, g := gr.a, gr.g
+	clear(gr.dh)
+	for k := 0; k < 6; k++ {
+		dz := a.p[k]
+		if k == v-1 {
+			dz--
+		}
+		g.b4[k] += dz
+		w := n.w4[k*n.hid : (k+1)*n.hid]
+		gw := g.w4[k*n.hid : (k+1)*n.hid]
+		for j, h := range a.h {
+			gw[j] += dz * h
+			gr.dh[j] += dz * w[j]
+		}
+	}
+	f := n.flat()
+	clear(gr.dp2)
+	for j, h := range a.h {
+		if h <= 0 {
+			continue
+		}
+		d := gr.dh[j]
+		g.b3[j] += d
+		w := n.w3[j*f : (j+1)*f]
+		gw := g.w3[j*f : (j+1)*f]
+		for i, p := range a.p2 {
+			gw[i] += d * p
+			gr.dp2[i] += d * w[i]
+		}
+	}
+	clear(gr.da2)
+	for i, ix := range a.i2 {
+		if a.a2[ix] > 0 {
+			gr.da2[ix] += gr.dp2[i]
+		}
+	}
+	clear(gr.dp1)
+	conv3Back(a.p1, n.c1, netS1, n.w2, n.c2, gr.da2, g.w2, g.b2, gr.dp1)
+	clear(gr.da1)
+	for i, ix := range a.i1 {
+		if a.a1[ix] > 0 {
+			gr.da1[ix] += gr.dp1[i]
+		}
+	}
+	conv3Back(x, netChans, netSide, n.w1, n.c1, gr.da1, g.w1, g.b1, nil)
+}
+
+// trainFaceNet fits a face net to the samples by Adam on the
+// cross-entropy, each sample seen under a random one of the eight turns
+// per epoch. It is deterministic for a seed.
+func trainFaceNet(samples []netSample, o netTrainOptions) *faceNet {
+	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15))
+	n := newFaceNet(o.C1, o.C2, o.Hidden, rng)
+	params := n.params()
+	gr := &netGrad{g: allocFaceNet(o.C1, o.C2, o.Hidden), a: newNetAct(n)}
+	gr.da1 = make([]float32, len(gr.a.a1))
+	gr.dp1 = make([]float32, len(gr.a.p1))
+	gr.da2 = make([]float32, len(gr.a.a2))
+	gr.dp2 = make([]float32, len(gr.a.p2))
+	gr.dh = make([]float32, o.Hidden)
+	grads := gr.g.params()
+	m1 := make([][]float32, len(params))
+	m2 := make([][]float32, len(params))
+	for i, p := range params {
+		m1[i] = make([]float32, len(p))
+		m2[i] = make([]float32, len(p))
+	}
+	const batch = 32
+	const b1, b2, eps = 0.9, 0.999, 1e-8
+	order := make([]int, len(samples))
+	for i := range order {
+		order[i] = i
+	}
+	step := 0
+	for ep := 0; ep < o.Epochs; ep++ {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		rate := o.Rate
+		if ep >= o.Epochs*2/3 {
+			rate /= 5
+		}
+		for b0 := 0; b0 < len(order); b0 += batch {
+			for _, g := range grads {
+				clear(g)
+			}
+			bn := min(len(order), b0+batch)
+			for _, si := range order[b0:bn] {
+				s := &samples[si]
+				turnInput(s.x[:], gr.xt[:], rng.IntN(8))
+				n.forward(gr.xt[:], gr.a)
+				n.backward(gr.xt[:], s.value, gr)
+			}
+			step++
+			scale := float32(1) / float32(bn-b0)
+			c1 := 1 - math.Pow(b1, float64(step))
+			c2 := 1 - math.Pow(b2, float64(step))
+			for i, pr := range params {
+				g, a, v := grads[i], m1[i], m2[i]
+				decay := float32(o.Decay)
+				if i%2 == 1 {
+					decay = 0 // no decay on biases
+				}
+				for k := range pr {
+					gk := g[k]*scale + decay*pr[k]
+					a[k] = b1*a[k] + (1-b1)*gk
+					v[k] = b2*v[k] + (1-b2)*gk*gk
+					pr[k] -= float32(rate * (float64(a[k]) / c1) / (math.Sqrt(float64(v[k])/c2) + eps))
+				}
+			}
+		}
+	}
+	return n
+}
+
+// netTop2 is the most likely face (1..6), its probability and the
+// margin over the second most likely face's probability.
+func netTop2(p [6]float32) (v int, prob, margin float64) {
+	v, prob = netTop(p)
+	second := 0.0
+	for k := range p {
+		if k != v-1 {
+			second = max(second, float64(p[k]))
+		}
+	}
+	return v, prob, prob - second
+}

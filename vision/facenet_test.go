@@ -1,0 +1,234 @@
+package vision
+
+import (
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/dicewatch/dicewatch/vision/scene"
+	"gocv.io/x/gocv"
+)
+
+// TestFaceNetGradient checks backward against central differences of the
+// cross-entropy on a small random net.
+func TestFaceNetGradient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := newFaceNet(3, 4, 5, rng)
+	for _, p := range n.params() {
+		for i := range p {
+			p[i] += float32(rng.NormFloat64() * 0.05) // biases off zero too
+		}
+	}
+	var x [netIn]float32
+	for i := range x {
+		x[i] = float32(rng.Float64()*2 - 1)
+	}
+	const v = 4
+	gr := &netGrad{g: allocFaceNet(3, 4, 5), a: newNetAct(n)}
+	gr.da1 = make([]float32, len(gr.a.a1))
+	gr.dp1 = make([]float32, len(gr.a.p1))
+	gr.da2 = make([]float32, len(gr.a.a2))
+	gr.dp2 = make([]float32, len(gr.a.p2))
+	gr.dh = make([]float32, 5)
+	n.forward(x[:], gr.a)
+	n.backward(x[:], v, gr)
+	loss := func() float64 {
+		a := newNetAct(n)
+		n.forward(x[:], a)
+		return -math.Log(float64(a.p[v-1]))
+	}
+	grads := gr.g.params()
+	checked := 0
+	for li, p := range n.params() {
+		for k := 0; k < len(p); k += 1 + len(p)/7 {
+			old := p[k]
+			const h = 1e-3
+			p[k] = old + h
+			lp := loss()
+			p[k] = old - h
+			lm := loss()
+			p[k] = old
+			num := (lp - lm) / (2 * h)
+			got := float64(grads[li][k])
+			if math.Abs(num-got) > 2e-3+0.05*math.Abs(num) {
+				t.Errorf("param %d[%d]: backward %.5f, numeric %.5f", li, k, got, num)
+			}
+			checked++
+		}
+	}
+	if checked < 40 {
+		t.Fatalf("checked only %d weights", checked)
+	}
+}
+
+// TestFaceNetRoundTrip: a net written and read back predicts the same;
+// damaged data is refused.
+func TestFaceNetRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n := newFaceNet(2, 3, 4, rng)
+	b := n.marshal()
+	m, err := unmarshalFaceNet(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x, tt [netIn]float32
+	for i := range x {
+		x[i] = float32(rng.Float64())
+	}
+	if p, q := n.predictTurns(x[:], tt[:], newNetAct(n)), m.predictTurns(x[:], tt[:], newNetAct(m)); p != q {
+		t.Errorf("read back predicts %v, want %v", q, p)
+	}
+	for _, bad := range [][]byte{nil, b[:len(b)-1], append(append([]byte{}, b...), 0), []byte("DWFN2\n\x00\x00")} {
+		if _, err := unmarshalFaceNet(bad); err == nil {
+			t.Errorf("%d bytes: no error", len(bad))
+		}
+	}
+}
+
+// TestDihedral: the eight turns are distinct permutations of the grid.
+func TestDihedral(t *testing.T) {
+	seen := map[[netSide * netSide]int]bool{}
+	for k := 0; k < 8; k++ {
+		used := make([]bool, netSide*netSide)
+		for _, j := range dihedral[k] {
+			if used[j] {
+				t.Fatalf("turn %d is not a permutation", k)
+			}
+			used[j] = true
+		}
+		seen[dihedral[k]] = true
+	}
+	if len(seen) != 8 {
+		t.Errorf("%d distinct turns, want 8", len(seen))
+	}
+}
+
+// TestBuiltinFaceNet: the shipped net loads, and a Reader has it unless
+// told not to.
+func TestBuiltinFaceNet(t *testing.T) {
+	if builtinFaceNet() == nil {
+		t.Fatal("the embedded face net does not load")
+	}
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	if r.net == nil {
+		t.Error("a Reader has no face net")
+	}
+	q := NewReader(ReaderOptions{NoFaceNet: true})
+	defer q.Close()
+	if q.net != nil {
+		t.Error("a Reader told NoFaceNet has one")
+	}
+}
+
+// TestNetLookByler: on the byler photos, each read by the fold net that
+// never saw it, netLook gives values to dice the pip reader left unread,
+// every one of them the labelled face; with netLook off it gives none.
+func TestNetLookByler(t *testing.T) {
+	ps := loadPhotoSet(t, "byler_d6")
+	for _, off := range []bool{false, true} {
+		r := NewReader(ReaderOptions{})
+		netOf := heldOutNets(t, ps.name, r)
+		type given struct{ x, y float64 }
+		var got []given
+		netTrace = func(d *Detection, fv faceValue) {
+			got = append(got, given{d.CX, d.CY})
+			t.Logf("given %d flatness %.3f lv %d tmpl %d blobs %d sq %v aspect %.3f lscore %.2f ncc %.2f junk %v",
+				fv.value, d.Flatness, fv.lv, fv.tmpl, fv.blobs, fv.sq, min(fv.c.w, fv.c.h)/max(fv.c.w, fv.c.h), fv.lscore, fv.nccScore, fv.junk)
+		}
+		netLookOff = off
+		var n, right int
+		for _, name := range ps.images {
+			r.net = netOf[name]
+			img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
+			got = got[:0]
+			dets, err := r.Read(img)
+			img.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			truth := ps.dice[name]
+			for _, p := range matchBoxes(truth, dets, false) {
+				d := dets[p[1]]
+				if !slices.Contains(got, given{d.CX, d.CY}) {
+					continue
+				}
+				n++
+				if d.Value == truth[p[0]].value {
+					right++
+				} else if d.Value != 0 {
+					t.Errorf("%s: netLook gave %d to a labelled %d", name, d.Value, truth[p[0]].value)
+				}
+			}
+		}
+		netTrace, netLookOff = nil, false
+		r.Close()
+		t.Logf("netLook off=%v: %d values given to labelled dice, %d right", off, n, right)
+		if off && n != 0 {
+			t.Errorf("netLook off gave %d values", n)
+		}
+		if !off && right < netLookBylerFloor {
+			t.Errorf("netLook gave %d right values on byler, want >= %d", right, netLookBylerFloor)
+		}
+	}
+}
+
+// netLookBylerFloor: the right values netLook gives on byler, cross-
+// validated (4 at the shipped settings).
+const netLookBylerFloor = 4
+
+// TestNetLookStills: generated stills where netLook once gave a wrong
+// value, each read in the mode it was given in; the die must not read
+// that value again. Still 2014 (held out, calibrated): a cocked 5 whose
+// layout and blob count read 4 and template 6, the net 4 (a pip cue saw
+// a larger face). Tuning stills: 1017 (uncalibrated), a 1 whose one blob
+// the net and the template read as a 2 (the layout did not agree);
+// 1342 (calibrated) a cocked 6 and 1119 (calibrated) a stacked 5, each
+// read on a foreshortened face rectangle as a 3 and a 4 (not square);
+// 1932 (calibrated) a cocked 5 missing a pip, read 4 by the net, the
+// layout and the blobs (the template, a 2, did not agree).
+func TestNetLookStills(t *testing.T) {
+	for _, tc := range []struct {
+		seed        int64
+		cal         bool
+		truth, read int
+	}{
+		{2014, true, 5, 4},
+		{1017, false, 1, 2},
+		{1342, true, 6, 3},
+		{1119, true, 5, 4},
+		{1932, true, 5, 4},
+	} {
+		img, tr, err := scene.Still(tc.seed, scene.StillOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := ReaderOptions{}
+		if tc.cal {
+			opts.DiePx = tr.EdgePx
+		}
+		r := NewReader(opts)
+		dets, err := r.Read(img)
+		img.Close()
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked := 0
+		for _, p := range matchStill(tr.Dice, dets) {
+			g, d := tr.Dice[p[0]], dets[p[1]]
+			if g.Value != tc.truth {
+				continue
+			}
+			checked++
+			if d.Value == tc.read {
+				t.Errorf("still %d (calibrated %v): the %d at (%.0f, %.0f) read %d at %.2f", tc.seed, tc.cal, g.Value, d.CX, d.CY, d.Value, d.Confidence)
+			}
+		}
+		if checked == 0 {
+			t.Errorf("still %d: no %d detected", tc.seed, tc.truth)
+		}
+	}
+}
