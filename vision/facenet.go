@@ -35,11 +35,14 @@ const (
 )
 
 // unreadRead is what the pip reader concluded on a detection it left
-// unread: its read (cues and face rectangle) and whether the face was
-// much smaller than its region.
+// unread: its read (cues and face rectangle), whether the face was much
+// smaller than its region, and whether its value was held for that
+// (heldShrunk: a value giveHeld may give, or frameSizeLook read with the
+// held value's pips).
 type unreadRead struct {
-	fv     faceValue
-	shrunk bool
+	fv         faceValue
+	shrunk     bool
+	heldShrunk bool
 }
 
 // netMinMargin is the least margin of the net's face over its second

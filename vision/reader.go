@@ -618,7 +618,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 	}
 	if d.Value == 0 {
 		r.unreadFaces[[2]float64{d.CX, d.CY}] = [2]candidate{c, top}
-		r.unreadReads[[2]float64{d.CX, d.CY}] = unreadRead{fv: fv, shrunk: shrunk}
+		r.unreadReads[[2]float64{d.CX, d.CY}] = unreadRead{fv: fv, shrunk: shrunk, heldShrunk: held}
 	}
 	if d.Value > 0 && d.Value == fv.lv {
 		d.latReach = fv.lat.major

@@ -270,7 +270,9 @@ const (
 // template cue reads it too on one of the maps, the face is of the
 // frame's read faces' size, and the veto and the check pass; with a
 // second look's confidence. The lattice's pitch is the frame's median
-// layout offset (0.28 of the face's edge without one).
+// layout offset (0.28 of the face's edge without one). Not on a die whose
+// value was held for a shrunk face: frameSizeLook reads those only where
+// the held value's pips agree, and this look was measured without them.
 func (r *Reader) spotLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 	if len(r.unreadFaces) == 0 || spotLookOff || r.knownSize() {
 		return
@@ -284,7 +286,7 @@ func (r *Reader) spotLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 	for i := range dets {
 		d := &dets[i]
 		cs, ok := r.unreadFaces[[2]float64{d.CX, d.CY}]
-		if !ok || d.Value != 0 || !d.Flat {
+		if !ok || d.Value != 0 || !d.Flat || r.unreadReads[[2]float64{d.CX, d.CY}].heldShrunk {
 			continue
 		}
 		face := cs[0]
