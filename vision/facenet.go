@@ -133,15 +133,19 @@ var (
 var builtinFaceNetData []byte
 
 // builtinFaceNet is the net the reader ships with (see TestTrainFaceNet
-// for how it is trained). It is nil only if the embedded data is
-// damaged, which TestBuiltinFaceNet rules out.
-var builtinFaceNet = sync.OnceValue(func() *faceNet {
-	n, err := unmarshalFaceNet(builtinFaceNetData)
-	if err != nil {
-		return nil
-	}
-	return n
+// for how it is trained), or nil and why it did not load: a Reader then
+// works without the face cue. TestBuiltinFaceNet checks that it loads.
+var builtinFaceNet = sync.OnceValues(func() (*faceNet, error) {
+	return unmarshalFaceNet(builtinFaceNetData)
 })
+
+// FaceNetError is why the face net built into the package did not load
+// (nil: it loaded). Readers made while it is not nil read without the
+// learned face cue, as with ReaderOptions.NoFaceNet.
+func FaceNetError() error {
+	_, err := builtinFaceNet()
+	return err
+}
 
 // netMagic starts a saved face net.
 const netMagic = "DWFN2\n"
@@ -205,7 +209,15 @@ func (n *faceNet) marshal() []byte {
 	return b.Bytes()
 }
 
-// unmarshalFaceNet reads a net written by marshal.
+// faceNetSize is the length of a net of those sizes as marshal writes it.
+func faceNetSize(c1, c2, hid int) int {
+	params := c1*netChans*9 + c1 + c2*c1*9 + c2 + hid*c2*netS2*netS2 + hid + 6*hid + 6
+	return len(netMagic) + 4*4 + 4*params
+}
+
+// unmarshalFaceNet reads a net written by marshal. Damaged data (a wrong
+// magic or shape, a length other than the shape's, a weight that is not
+// a finite number) is an error, never a panic.
 func unmarshalFaceNet(data []byte) (*faceNet, error) {
 	if !bytes.HasPrefix(data, []byte(netMagic)) {
 		return nil, errors.New("vision: face net: bad magic")
@@ -213,15 +225,25 @@ func unmarshalFaceNet(data []byte) (*faceNet, error) {
 	rd := bytes.NewReader(data[len(netMagic):])
 	var sz [4]uint32
 	if err := binary.Read(rd, binary.LittleEndian, &sz); err != nil {
-		return nil, fmt.Errorf("vision: face net: %w", err)
+		return nil, fmt.Errorf("vision: face net: header: %w", err)
 	}
 	if sz[0] != netIn || sz[1] == 0 || sz[2] == 0 || sz[3] == 0 || sz[1] > 256 || sz[2] > 256 || sz[3] > 4096 {
 		return nil, fmt.Errorf("vision: face net: shape %v, want input %d", sz, netIn)
+	}
+	// The length is checked before the weights are made room for: a
+	// damaged header must not ask for hundreds of megabytes.
+	if want := faceNetSize(int(sz[1]), int(sz[2]), int(sz[3])); len(data) != want {
+		return nil, fmt.Errorf("vision: face net: %d bytes, want %d for shape %v", len(data), want, sz[1:])
 	}
 	n := allocFaceNet(int(sz[1]), int(sz[2]), int(sz[3]))
 	for _, p := range n.params() {
 		if err := binary.Read(rd, binary.LittleEndian, p); err != nil {
 			return nil, fmt.Errorf("vision: face net: %w", err)
+		}
+		for _, v := range p {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return nil, errors.New("vision: face net: a weight is not a finite number")
+			}
 		}
 	}
 	if _, err := rd.ReadByte(); err != io.EOF {

@@ -1,6 +1,7 @@
 package vision
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -87,6 +88,41 @@ func TestFaceNetRoundTrip(t *testing.T) {
 	}
 }
 
+// TestFaceNetDamaged: every truncation of a saved net, a header asking
+// for the largest shape with too few bytes behind it, and a weight that
+// is not a number are refused with an error, never a panic.
+func TestFaceNetDamaged(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	b := newFaceNet(2, 3, 4, rng).marshal()
+	if len(b) != faceNetSize(2, 3, 4) {
+		t.Fatalf("marshal wrote %d bytes, faceNetSize says %d", len(b), faceNetSize(2, 3, 4))
+	}
+	for k := 0; k < len(b); k++ {
+		if _, err := unmarshalFaceNet(b[:k]); err == nil {
+			t.Fatalf("%d of %d bytes: no error", k, len(b))
+		}
+	}
+	for _, k := range []int{len(netMagic) + 16, len(builtinFaceNetData) / 2, len(builtinFaceNetData) - 4} {
+		if _, err := unmarshalFaceNet(builtinFaceNetData[:k]); err == nil {
+			t.Errorf("built-in net cut to %d bytes: no error", k)
+		}
+	}
+	big := slices.Clone(b)
+	binary.LittleEndian.PutUint32(big[len(netMagic)+4:], 256)
+	binary.LittleEndian.PutUint32(big[len(netMagic)+8:], 256)
+	binary.LittleEndian.PutUint32(big[len(netMagic)+12:], 4096)
+	if _, err := unmarshalFaceNet(big); err == nil {
+		t.Error("largest shape on a small net's bytes: no error")
+	}
+	for _, v := range []float32{float32(math.NaN()), float32(math.Inf(1))} {
+		bad := slices.Clone(b)
+		binary.LittleEndian.PutUint32(bad[len(bad)-4:], math.Float32bits(v))
+		if _, err := unmarshalFaceNet(bad); err == nil {
+			t.Errorf("last weight %v: no error", v)
+		}
+	}
+}
+
 // TestDihedral: the eight turns are distinct permutations of the grid.
 func TestDihedral(t *testing.T) {
 	seen := map[[netSide * netSide]int]bool{}
@@ -108,8 +144,8 @@ func TestDihedral(t *testing.T) {
 // TestBuiltinFaceNet: the shipped net loads, and a Reader has it unless
 // told not to.
 func TestBuiltinFaceNet(t *testing.T) {
-	if builtinFaceNet() == nil {
-		t.Fatal("the embedded face net does not load")
+	if n, err := builtinFaceNet(); n == nil || err != nil || FaceNetError() != nil {
+		t.Fatalf("the embedded face net does not load: %v", err)
 	}
 	r := NewReader(ReaderOptions{})
 	defer r.Close()

@@ -154,7 +154,7 @@ func NewReader(opts ReaderOptions) *Reader {
 	}
 	var net *faceNet
 	if !opts.NoFaceNet {
-		net = builtinFaceNet()
+		net, _ = builtinFaceNet() // nil when it did not load: see FaceNetError
 	}
 	return &Reader{
 		opts:  opts,
