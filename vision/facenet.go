@@ -107,18 +107,9 @@ func (r *Reader) netLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 			continue
 		}
 		fv.value, fv.conf = v, netConf
-		nd := *d
-		nd.Confidence = fv.conf
-		if r.veto(fr, fv, &nd) || !r.check(fr, fv, &nd) {
-			continue
-		}
-		d.Value, d.Confidence = fv.value, fv.conf
-		d.Box = fv.c.box().Add(roi.Min).Intersect(roi)
-		d.PipBox = pipBoxIn(fv.pipBox, roi)
-		if netTrace != nil {
+		if r.giveLater(fr, d, fv, roi) && netTrace != nil {
 			netTrace(d, fv)
 		}
-		r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: r.lastPipOff, colSpread: r.lastColSpread, weakCue: true}
 	}
 }
 

@@ -860,19 +860,27 @@ func (r *Reader) frameSizeLook(fr bgrImage, dets []Detection, roi image.Rectangl
 			continue
 		}
 		fv.conf = min(fv.conf, secondLookMaxConf)
-		nd := *d
-		nd.Confidence = fv.conf
-		if r.veto(fr, fv, &nd) || !r.check(fr, fv, &nd) {
-			continue
-		}
-		d.Value, d.Confidence = fv.value, fv.conf
-		d.Box = fv.c.box().Add(roi.Min).Intersect(roi)
-		d.PipBox = pipBoxIn(fv.pipBox, roi)
-		if frameSizeTrace != nil {
+		if r.giveLater(fr, d, fv, roi) && frameSizeTrace != nil {
 			frameSizeTrace(d, fv)
 		}
-		r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: r.lastPipOff, colSpread: r.lastColSpread, weakCue: true}
 	}
+}
+
+// giveLater gives d the value of a look after the first reads (fv, its
+// confidence set) when the veto and the check pass: its box and pip box
+// become the look's, and the check's measures are kept for the frame's
+// later checks as a weak cue's. It reports whether it gave the value.
+func (r *Reader) giveLater(fr bgrImage, d *Detection, fv faceValue, roi image.Rectangle) bool {
+	nd := *d
+	nd.Confidence = fv.conf
+	if r.veto(fr, fv, &nd) || !r.check(fr, fv, &nd) {
+		return false
+	}
+	d.Value, d.Confidence = fv.value, fv.conf
+	d.Box = fv.c.box().Add(roi.Min).Intersect(roi)
+	d.PipBox = pipBoxIn(fv.pipBox, roi)
+	r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: r.lastPipOff, colSpread: r.lastColSpread, weakCue: true}
+	return true
 }
 
 // frameSizeOff turns frameSizeLook off (for tests).
