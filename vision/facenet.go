@@ -18,7 +18,8 @@ import (
 // convolutions over a rectified, normalised patch around the face the
 // pip reader settled on, a hidden layer and a softmax over the six
 // faces. It is a cue of its own, never a reader: a value comes from it
-// only where one of the pip reader's own cues reads the same face.
+// only where the pip reader's layout and template read the same face
+// (see netLook).
 const (
 	// netSide is the side of the net's input grid, in samples.
 	netSide = 24
@@ -537,7 +538,8 @@ func (s *netScratch) netInput(fr bgrImage, c candidate, x []float32) {
 }
 
 // predict returns the net's probabilities for faces 1..6 of the
-// candidate's face, averaged over the eight turns of its patch.
+// candidate's face, averaged over the first netTurns of the eight turns
+// of its patch (see predictTurns).
 func (s *netScratch) predict(n *faceNet, fr bgrImage, c candidate) [6]float32 {
 	if s.a == nil || s.net != n {
 		s.a, s.net = newNetAct(n), n
