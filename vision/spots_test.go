@@ -113,8 +113,11 @@ func TestSpotLookByler(t *testing.T) {
 	names := []string{"IMG_20191208_111548.jpg", "IMG_20191208_112926.jpg", "IMG_20191209_095405.jpg", "IMG_20191209_095906.jpg"}
 	count := func(off bool) (right, wrong int) {
 		spotLookOff = off
-		defer func() { spotLookOff = false }()
+		var gave [][2]float64 // the dice the look gave a value, this photo
+		spotTrace = func(d *Detection, _ [5]spotRead) { gave = append(gave, [2]float64{d.CX, d.CY}) }
+		defer func() { spotLookOff, spotTrace = false, nil }()
 		for _, name := range names {
+			gave = gave[:0]
 			img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
 			if img.Empty() {
 				t.Fatalf("%s: cannot read", name)
@@ -125,13 +128,26 @@ func TestSpotLookByler(t *testing.T) {
 				t.Fatal(err)
 			}
 			truth := ps.dice[name]
+			matched := 0
 			for _, p := range matchBoxes(truth, dets, false) {
+				d := dets[p[1]]
+				for _, g := range gave {
+					if g == [2]float64{d.CX, d.CY} {
+						matched++
+						if d.Value != truth[p[0]].value {
+							t.Errorf("%s: the spot look gave %d to a labelled %d", name, d.Value, truth[p[0]].value)
+						}
+					}
+				}
 				switch v := dets[p[1]].Value; {
 				case v == truth[p[0]].value:
 					right++
 				case v != 0:
 					wrong++
 				}
+			}
+			if !off && matched == 0 {
+				t.Errorf("%s: the spot look gave no labelled die a value", name)
 			}
 		}
 		return right, wrong
