@@ -89,7 +89,7 @@ func TestRestReadRaisedOnPrint(t *testing.T) {
 		d, ok := centreRead(fp, bp, edge)
 		det := d.toDetection(edge, DefaultMinFlatness)
 		if !ok || d.value != v || det.SizeRatio < rules.DefaultStackedSizeRatio {
-			t.Errorf("%s: read %d at size %.2f (found %v), truth %d at size 1.17 or more", filepath.Base(fn), d.value, det.SizeRatio, ok, v)
+			t.Errorf("%s: read %d at size %.2f (found %v), want %d at size %.2f (the stacked cut) or more", filepath.Base(fn), d.value, det.SizeRatio, ok, v, rules.DefaultStackedSizeRatio)
 		}
 	}
 }
