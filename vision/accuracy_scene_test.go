@@ -175,6 +175,9 @@ type restTally struct {
 	cockedValid, stackValid int
 	underN                  int
 	seed                    int64
+	// ruler: the pips' ruler kept across the session's throws, as the
+	// daemon keeps it (one calibration throughout).
+	ruler pipRuler
 }
 
 // add reads one throw's at-rest frame and scores it.
@@ -185,7 +188,7 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 		b := image.Rect(d.Box[0], d.Box[1], d.Box[2], d.Box[3])
 		ar.Dice = append(ar.Dice, motion.Candidate{Box: b, CX: float64(b.Min.X+b.Max.X) / 2, CY: float64(b.Min.Y+b.Max.Y) / 2})
 	}
-	dets, err := readAtRest(nil, frame, bg, ar, dieAt)
+	dets, err := readAtRestRuled(nil, frame, bg, ar, dieAt, &rt.ruler)
 	if err != nil {
 		t.Fatal(err)
 	}
