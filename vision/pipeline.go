@@ -148,6 +148,10 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 	bg := gocv.NewMat()
 	defer bg.Close()
 	idleFrames := 0
+	// ruler: the pips' spread of the flat dice read at rest, kept across
+	// throws for as long as the calibration stands (see pipRuler).
+	var ruler pipRuler
+	rulerCal := calNow()
 	var clipEnc *clipEncoder
 	if cfg.Clip != nil {
 		clipEnc = startClipEncoder(cfg.Clip)
@@ -268,8 +272,13 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 		}
 		obs := observe(r)
 		ev := Event{Obs: &obs, Frame: f, Delivered: t1}
+		if c := calNow(); c != rulerCal {
+			// An edge is the calibration's: a new one starts a new ruler.
+			rulerCal = c
+			ruler.reset()
+		}
 		if r.AtRest != nil {
-			dets, err := readAtRest(rd, frame, bg, r.AtRest, dieAt)
+			dets, err := readAtRestRuled(rd, frame, bg, r.AtRest, dieAt, &ruler)
 			if err != nil {
 				log.Warn("read failed", "err", err)
 			}
@@ -342,6 +351,12 @@ func observe(r motion.Result) tracker.Observation {
 // empty-table background when there is one (the at-rest reader), else with
 // the still-photo reader.
 func readAtRest(rd *Reader, frame, bg gocv.Mat, ar *motion.AtRest, dieAt func(x, y float64) float64) ([]Detection, error) {
+	return readAtRestRuled(rd, frame, bg, ar, dieAt, nil)
+}
+
+// readAtRestRuled is readAtRest with the pips' ruler learned over earlier
+// frames (nil: none), which it also teaches with this frame's flat dice.
+func readAtRestRuled(rd *Reader, frame, bg gocv.Mat, ar *motion.AtRest, dieAt func(x, y float64) float64, pr *pipRuler) ([]Detection, error) {
 	bounds := image.Rect(0, 0, frame.Cols(), frame.Rows())
 	var rois []image.Rectangle
 	for _, c := range ar.Dice {
@@ -373,7 +388,7 @@ func readAtRest(rd *Reader, frame, bg gocv.Mat, ar *motion.AtRest, dieAt func(x,
 				out = append(out, d.toDetection(edge, DefaultMinFlatness))
 			}
 		}
-		sizeByPips(out)
+		pr.size(out)
 		return dedupe(out), nil
 	}
 	for _, r := range rois {

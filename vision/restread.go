@@ -1451,11 +1451,17 @@ func (d restDie) pipScale(edge float64) float64 {
 // spread over the median of theirs; a first-pass face's is the larger of
 // that and its outline's. A face with no other such die beside it, or a
 // one (a lone pip has no spread), keeps the size it had.
-func sizeByPips(ds []Detection) {
+func sizeByPips(ds []Detection) { sizeByPipsLearned(ds, 0) }
+
+// sizeByPipsLearned is sizeByPips with a ruler learned over earlier
+// frames (learned: a flat die's spread in calibrated edges, see pipRuler;
+// 0 when none): a face with no ruler beside it in its frame (alone, or
+// beside only ones or regrown faces) is measured against that instead.
+func sizeByPipsLearned(ds []Detection, learned float64) {
 	// The rulers, chosen before any size is changed.
 	ruler := make([]bool, len(ds))
 	for i, o := range ds {
-		ruler[i] = !o.regrown && o.Flat && o.pipScale > 0 && o.SizeRatio <= restOneDieSize
+		ruler[i] = isPipRuler(o)
 	}
 	var ref []float64
 	for i := range ds {
@@ -1469,10 +1475,15 @@ func sizeByPips(ds []Detection) {
 				ref = append(ref, o.pipScale)
 			}
 		}
-		if len(ref) == 0 {
+		var r float64
+		switch {
+		case len(ref) > 0:
+			r = d.pipScale / sortedMedian(ref)
+		case learned > 0:
+			r = d.pipScale / learned
+		default:
 			continue
 		}
-		r := d.pipScale / sortedMedian(ref)
 		if !d.regrown && r <= d.SizeRatio {
 			continue
 		}
@@ -1481,5 +1492,69 @@ func sizeByPips(ds []Detection) {
 			d.EdgePx = r * e
 		}
 		d.SizeRatio = r
+	}
+}
+
+// isPipRuler: a die whose pips' spread can serve as a ruler: read on the
+// first pass, flat, its outline one die's top, two pips or more.
+func isPipRuler(d Detection) bool {
+	return !d.regrown && d.Flat && d.pipScale > 0 && d.SizeRatio <= restOneDieSize
+}
+
+// pipRulerKeep is how many flat dice's spreads pipRuler keeps (the last
+// ones seen), pipRulerMin how many it needs before it gives a ruler.
+const (
+	pipRulerKeep = 63
+	pipRulerMin  = 15
+)
+
+// pipRuler is a ruler that outlives the frame: the pips' spread of a flat
+// die, in calibrated die edges, is a property of the dice set, which the
+// daemon sees on every throw. It keeps the spreads of the last
+// pipRulerKeep dice that served as rulers (isPipRuler) and that, once
+// sized by their pips, still measured one die's top (outline and pips
+// agree), and gives their median once pipRulerMin have been seen. A die
+// with no ruler beside it in its frame (a lone die) is sized against it
+// (sizeByPipsLearned). The calibration sets what an edge is: the caller
+// resets the ruler when it changes.
+type pipRuler struct {
+	spreads [pipRulerKeep]float64
+	n, next int
+	scratch []float64
+}
+
+// reset forgets every spread seen.
+func (p *pipRuler) reset() { p.n, p.next = 0, 0 }
+
+// scale is the median spread of the dice seen, 0 until pipRulerMin have
+// been.
+func (p *pipRuler) scale() float64 {
+	if p == nil || p.n < pipRulerMin {
+		return 0
+	}
+	p.scratch = append(p.scratch[:0], p.spreads[:p.n]...)
+	return sortedMedian(p.scratch)
+}
+
+// size sizes a frame's detections by their pips (sizeByPipsLearned, with
+// the ruler as it stood before the frame) and then learns from the
+// frame's rulers that still measure one die's top.
+func (p *pipRuler) size(ds []Detection) {
+	if p == nil {
+		sizeByPips(ds)
+		return
+	}
+	ruler := make([]bool, len(ds))
+	for i, d := range ds {
+		ruler[i] = isPipRuler(d)
+	}
+	sizeByPipsLearned(ds, p.scale())
+	for i, d := range ds {
+		if !ruler[i] || d.SizeRatio > restOneDieSize {
+			continue
+		}
+		p.spreads[p.next] = d.pipScale
+		p.next = (p.next + 1) % pipRulerKeep
+		p.n = min(p.n+1, pipRulerKeep)
 	}
 }
