@@ -308,7 +308,7 @@ func (rt *restTally) log(t *testing.T, n int) {
 		t.Errorf("at-rest reader: %d of %d cocked dice with no-roll evidence (%.2f%%), floor %.0f%%", rt.cockedNoRoll, rt.cockedN, 100*ratio(rt.cockedNoRoll, rt.cockedN), 100*restCockedFloor)
 	}
 	// Worst of all, a cocked or stacked die that leaves a valid roll: none
-	// on any run (session 12: seeds 13 and 14 each had a stacked die read
+	// on any run (session 11: seeds 13 and 14 each had a stacked die read
 	// as a valid flat 4, alone in its frame, until the pips' ruler learned
 	// over the session's throws sized it).
 	if rt.cockedValid > 0 || rt.stackValid > 0 {
