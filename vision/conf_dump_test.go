@@ -2,7 +2,6 @@ package vision
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,19 +60,7 @@ func TestPhotoGivenDump(t *testing.T) {
 				}
 				tc, traced := seen[key{d.CX, d.CY}]
 				ck := checks[key{d.CX, d.CY}]
-				nbCover, nbDist := 0.0, math.Inf(1)
-				for j, o := range dets {
-					if j == p[1] {
-						continue
-					}
-					in := o.Box.Intersect(d.Box)
-					if a := d.Box.Dx() * d.Box.Dy(); a > 0 {
-						nbCover = max(nbCover, float64(in.Dx()*in.Dy())/float64(a))
-					}
-					if d.EdgePx > 0 {
-						nbDist = min(nbDist, math.Hypot(o.CX-d.CX, o.CY-d.CY)/d.EdgePx)
-					}
-				}
+				nbCover, nbDist := neighbourCover(dets, p[1])
 				silRel := 0.0
 				if tc.fv.silEdge > 0 {
 					silRel = tc.fv.c.edge / tc.fv.silEdge

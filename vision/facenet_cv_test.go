@@ -270,13 +270,7 @@ func TestFaceNetTable(t *testing.T) {
 	if os.Getenv("DICEWATCH_NET_TABLE") == "" {
 		t.Skip("DICEWATCH_NET_TABLE not set")
 	}
-	cache := os.Getenv("DICEWATCH_NET_CACHE")
-	path := func(name string) string {
-		if cache == "" {
-			return ""
-		}
-		return filepath.Join(cache, name)
-	}
+	path := netCachePath()
 	byler, train := netTrainData(t, path)
 	first, n := stillFirst(t), stillCount(t, 600)
 	eval := cachedNetDice(t, path(fmt.Sprintf("eval%d_%d.gob", first, n)), func() []netDie { return collectStillsNet(t, first, n, 0) })
@@ -383,13 +377,7 @@ func TestTrainFaceNet(t *testing.T) {
 	if os.Getenv("DICEWATCH_NET_TRAIN") == "" {
 		t.Skip("DICEWATCH_NET_TRAIN not set")
 	}
-	cache := os.Getenv("DICEWATCH_NET_CACHE")
-	path := func(name string) string {
-		if cache == "" {
-			return ""
-		}
-		return filepath.Join(cache, name)
-	}
+	path := netCachePath()
 	byler, train := netTrainData(t, path)
 	nets := trainNets(t, byler, train, path)
 	if err := os.MkdirAll(filepath.Dir(netFoldPath(0)), 0o755); err != nil {
@@ -475,4 +463,16 @@ func TestNetLookDump(t *testing.T) {
 				min(fv.c.w, fv.c.h)/max(fv.c.w, fv.c.h), fv.c.edge, tr.EdgePx, fv.lscore, fv.nccScore, fv.junk, fv.empty)
 		}
 	})
+}
+
+// netCachePath maps a file name into the directory DICEWATCH_NET_CACHE
+// names ("" when it is not set: nothing is cached).
+func netCachePath() func(name string) string {
+	cache := os.Getenv("DICEWATCH_NET_CACHE")
+	return func(name string) string {
+		if cache == "" {
+			return ""
+		}
+		return filepath.Join(cache, name)
+	}
 }

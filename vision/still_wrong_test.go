@@ -97,19 +97,7 @@ func TestStillWrongDump(t *testing.T) {
 			g, d := tr.Dice[p[0]], dets[p[1]]
 			if d.Value > 0 {
 				tc, traced := seen[key{d.CX, d.CY}]
-				nbCover, nbDist := 0.0, math.Inf(1)
-				for j, o := range dets {
-					if j == p[1] {
-						continue
-					}
-					in := o.Box.Intersect(d.Box)
-					if a := d.Box.Dx() * d.Box.Dy(); a > 0 {
-						nbCover = max(nbCover, float64(in.Dx()*in.Dy())/float64(a))
-					}
-					if d.EdgePx > 0 {
-						nbDist = min(nbDist, math.Hypot(o.CX-d.CX, o.CY-d.CY)/d.EdgePx)
-					}
-				}
+				nbCover, nbDist := neighbourCover(dets, p[1])
 				silRel := 0.0
 				if tc.fv.silEdge > 0 {
 					silRel = tc.fv.c.edge / tc.fv.silEdge
@@ -187,4 +175,25 @@ func writeWrongCrop(path string, img gocv.Mat, g scene.StillDie, d Detection) {
 	gocv.Rectangle(&big, sc(d.Box), color.RGBA{255, 0, 0, 0}, 1)
 	gocv.PutText(&big, strconv.Itoa(d.Value)+"/"+strconv.Itoa(g.Value), image.Pt(2, 14), gocv.FontHersheyPlain, 1.1, color.RGBA{255, 0, 0, 0}, 1)
 	gocv.IMWrite(path, big)
+}
+
+// neighbourCover gives, for detection i, the largest share of its box
+// another detection's box covers and the nearest other detection's centre
+// distance in its edges (+Inf when there is none or no edge).
+func neighbourCover(dets []Detection, i int) (cover, dist float64) {
+	d := dets[i]
+	cover, dist = 0, math.Inf(1)
+	for j, o := range dets {
+		if j == i {
+			continue
+		}
+		in := o.Box.Intersect(d.Box)
+		if a := d.Box.Dx() * d.Box.Dy(); a > 0 {
+			cover = max(cover, float64(in.Dx()*in.Dy())/float64(a))
+		}
+		if d.EdgePx > 0 {
+			dist = min(dist, math.Hypot(o.CX-d.CX, o.CY-d.CY)/d.EdgePx)
+		}
+	}
+	return cover, dist
 }
