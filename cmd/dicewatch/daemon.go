@@ -235,6 +235,9 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		// recording is read as fast as it decodes and never stalls.
 		srcOpts.StallMS = int64(cfg.Camera.StallMS)
 	}
+	if err := faceNetError(); err != nil {
+		log.Warn("the built-in face net did not load; frames read without an empty-table background are read without it", "err", err)
+	}
 	g.Go(func() error {
 		defer close(visionDone)
 		return vision.RunPipeline(gctx, vision.PipelineConfig{
