@@ -151,7 +151,6 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 	// ruler: the pips' spread of the flat dice read at rest, kept across
 	// throws for as long as the calibration stands (see pipRuler).
 	var ruler pipRuler
-	rulerCal := calNow()
 	var clipEnc *clipEncoder
 	if cfg.Clip != nil {
 		clipEnc = startClipEncoder(cfg.Clip)
@@ -272,11 +271,8 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 		}
 		obs := observe(r)
 		ev := Event{Obs: &obs, Frame: f, Delivered: t1}
-		if c := calNow(); c != rulerCal {
-			// An edge is the calibration's: a new one starts a new ruler.
-			rulerCal = c
-			ruler.reset()
-		}
+		// An edge is the calibration's: a new one starts a new ruler.
+		ruler.forCalibration(calNow())
 		if r.AtRest != nil {
 			dets, err := readAtRestRuled(rd, frame, bg, r.AtRest, dieAt, &ruler)
 			if err != nil {

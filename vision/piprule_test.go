@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/dicewatch/dicewatch/calibration"
 	"github.com/dicewatch/dicewatch/rules"
 )
 
@@ -69,6 +70,27 @@ func TestPipRulerLearns(t *testing.T) {
 	}
 	if s := pr.scale(); math.Abs(s-0.25) > 1e-9 {
 		t.Errorf("ruler %.4f after %d dice of 0.25, want 0.25", s, pipRulerKeep)
+	}
+	// The calibration in force: the same one keeps the ruler, another
+	// (a reload, even an equal one) starts a new ruler.
+	calA, calB := &calibration.Calibration{}, &calibration.Calibration{}
+	pr.forCalibration(calA)
+	if s := pr.scale(); s != 0 {
+		t.Errorf("ruler %.4f after the first calibration was named, want none (learned before it)", s)
+	}
+	for i := 0; i < pipRulerMin; i++ {
+		pr.size([]Detection{flat(0.25, 1.0)})
+	}
+	pr.forCalibration(calA)
+	if s := pr.scale(); math.Abs(s-0.25) > 1e-9 {
+		t.Errorf("ruler %.4f under the same calibration, want 0.25", s)
+	}
+	pr.forCalibration(calB)
+	if s := pr.scale(); s != 0 {
+		t.Errorf("ruler %.4f after a new calibration, want none", s)
+	}
+	for i := 0; i < pipRulerMin; i++ {
+		pr.size([]Detection{flat(0.25, 1.0)})
 	}
 	pr.reset()
 	if s := pr.scale(); s != 0 {

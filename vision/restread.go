@@ -8,6 +8,8 @@ import (
 	"sort"
 
 	"gocv.io/x/gocv"
+
+	"github.com/dicewatch/dicewatch/calibration"
 )
 
 // The at-rest reader reads the dice of a throw in the frame that decides
@@ -1516,15 +1518,27 @@ const (
 // agree), and gives their median once pipRulerMin have been seen. A die
 // with no ruler beside it in its frame (a lone die) is sized against it
 // (sizeByPipsLearned). The calibration sets what an edge is: the caller
-// resets the ruler when it changes.
+// names the calibration in force before each frame (forCalibration), and
+// a new one starts a new ruler.
 type pipRuler struct {
 	spreads [pipRulerKeep]float64
 	n, next int
 	scratch []float64
+	cal     *calibration.Calibration
 }
 
 // reset forgets every spread seen.
 func (p *pipRuler) reset() { p.n, p.next = 0, 0 }
+
+// forCalibration keeps the ruler while c is the calibration it learned
+// under and resets it when c is another (a reload, even of the same
+// file, may move the camera's mm to px).
+func (p *pipRuler) forCalibration(c *calibration.Calibration) {
+	if c != p.cal {
+		p.cal = c
+		p.reset()
+	}
+}
 
 // scale is the median spread of the dice seen, 0 until pipRulerMin have
 // been.
