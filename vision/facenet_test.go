@@ -249,7 +249,10 @@ const netLookBylerFloor = 6
 // 1342 (calibrated) a cocked 6 and 1119 (calibrated) a stacked 5, each
 // read on a foreshortened face rectangle as a 3 and a 4 (not square);
 // 1932 (calibrated) a cocked 5 missing a pip, read 4 by the net, the
-// layout and the blobs (the template, a 2, did not agree).
+// layout and the blobs (the template, a 2, did not agree). Final-check
+// still 14965 (calibrated): a black 5 cocked 36 degrees against a blue
+// die, read 4 at 0.70 with session 11's six-output net (this test fails
+// with it); the seven-output net leaves it.
 func TestNetLookStills(t *testing.T) {
 	for _, tc := range []struct {
 		seed        int64
@@ -261,6 +264,7 @@ func TestNetLookStills(t *testing.T) {
 		{1342, true, 6, 3},
 		{1119, true, 5, 4},
 		{1932, true, 5, 4},
+		{14965, true, 5, 4},
 	} {
 		img, tr, err := scene.Still(tc.seed, scene.StillOptions{})
 		if err != nil {
