@@ -87,6 +87,7 @@ def main():
     ap.add_argument("--hid", type=int, default=64)
     ap.add_argument("--reject", type=int, default=1, help="1: a seventh class for cocked and stacked dice")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--byler-weight", type=int, default=1, help="how many times each byler patch is seen an epoch")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     bm, bx, bo = load(a.export, "byler")
@@ -111,8 +112,9 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     for f in [int(v) for v in a.nets.split(",")]:
         sel = bimg % 5 != f if f < 5 else np.ones(len(bx), bool)
-        X = torch.from_numpy(np.concatenate([bx[sel], tx]))
-        Y = torch.from_numpy(np.concatenate([by[sel], ty]).astype(np.int64))
+        # byler's dice may count more than once (--byler-weight).
+        X = torch.from_numpy(np.concatenate([bx[sel]] * a.byler_weight + [tx]))
+        Y = torch.from_numpy(np.concatenate([by[sel]] * a.byler_weight + [ty]).astype(np.int64))
         g = torch.Generator().manual_seed(1000 + f)
         torch.manual_seed(f + 1)
         net = Net(a.c1, a.c2, a.hid, nout)
