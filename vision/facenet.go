@@ -75,6 +75,13 @@ const (
 // net's: the net then may have read a part of that face (held-out still
 // 2014, calibrated: a cocked 5 whose layout and blobs read 4 and
 // template 6, given 4 before this rule).
+//
+// A net with the seventh output ("not a clean top face", learnt from
+// generated cocked and stacked dice) needs one pip cue only (layout,
+// template or blob count reading its face, none reading a larger one),
+// with that output under netMaxReject on both patches (session 12: on
+// byler, cross-validated, 6 values given, all right, against 4 for the
+// six-output net and the first rule alone).
 func (r *Reader) netLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 	if r.net == nil || len(r.unreadReads) == 0 || netLookOff {
 		return
@@ -89,11 +96,14 @@ func (r *Reader) netLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 		fv := ur.fv
 		// The pip cues first (the net's face must be theirs): the net
 		// costs about 0.15 ms of CPU a patch.
-		if fv.lv < 2 || fv.lv != fv.tmpl || fv.blobs > fv.lv || !fv.sq {
+		both := fv.lv >= 2 && fv.lv == fv.tmpl && fv.blobs <= fv.lv
+		wide := r.net.nout > 6 && max(fv.lv, fv.tmpl, fv.blobs) >= 2
+		if !fv.sq || !(both || wide) {
 			continue
 		}
-		v, _, m := netTop2(r.ns.predict(r.net, fr, fv.c))
-		if v != fv.lv || m < netMinMargin {
+		p, rej := r.ns.predictReject(r.net, fr, fv.c)
+		v, _, m := netTop2(p)
+		if m < netMinMargin || !netCueAgrees(fv, v, rej, both, wide) {
 			continue
 		}
 		sq := fv.c
@@ -104,7 +114,8 @@ func (r *Reader) netLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 			continue
 		}
 		sq.w, sq.h, sq.edge = edge, edge, edge
-		if vs, _, ms := netTop2(r.ns.predict(r.net, fr, sq)); vs != v || ms < netMinMargin {
+		ps, rejs := r.ns.predictReject(r.net, fr, sq)
+		if vs, _, ms := netTop2(ps); vs != v || ms < netMinMargin || rejs >= netMaxReject {
 			continue
 		}
 		fv.value, fv.conf = v, netConf
@@ -113,6 +124,35 @@ func (r *Reader) netLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 		}
 	}
 }
+
+// netMaxReject is the most probability a net with the reject output
+// may give "not a clean top face" on either patch for netLook to trust
+// its face.
+const netMaxReject = 0.3
+
+// netCueAgrees says whether the net's face v (its reject probability
+// rej) and the pip reader's cues agree as netLook needs: the layout and
+// the template both v (both: they read the same face, v must be it), or,
+// for a net with the reject output, any one of layout, template and blob
+// count v and none of them larger (wide: a larger face seen by a pip cue
+// means the net may have read part of it); 1s never (a single pip is too
+// easily a larger face's centre).
+func netCueAgrees(fv faceValue, v int, rej float64, both, wide bool) bool {
+	if v < 2 || rej >= netMaxReject {
+		return false
+	}
+	if both && v == fv.lv {
+		return true
+	}
+	if !wide || netLookNarrow {
+		return false
+	}
+	return (v == fv.lv || v == fv.tmpl || v == fv.blobs) && max(fv.lv, fv.tmpl, fv.blobs) <= v
+}
+
+// netLookNarrow keeps netLook to its first rule (layout and template
+// agreeing with the net), for tests.
+var netLookNarrow bool
 
 // netLookOff turns netLook off (for tests); netTrace, when set, sees
 // each value it gives.
@@ -139,18 +179,28 @@ func FaceNetError() error {
 	return err
 }
 
-// netMagic starts a saved face net.
-const netMagic = "DWFN2\n"
+// netMagic starts a saved face net of six outputs (the faces);
+// netMagicOut one whose header also gives the number of outputs: six, or
+// seven, the seventh saying the patch is not a clean top face (a cocked
+// or stacked die's, seen foreshortened or from the side).
+const (
+	netMagic    = "DWFN2\n"
+	netMagicOut = "DWFN3\n"
+	// netMaxOut is the most outputs a net has.
+	netMaxOut = 7
+)
 
 // faceNet is a small convolutional net: two 3x3 convolutions with ReLU,
 // each followed by 2x2 max pooling, a hidden fully connected ReLU layer
-// and a softmax over the six faces.
+// and a softmax over the six faces (nout 6) or the six faces and "not a
+// clean top face" (nout 7).
 type faceNet struct {
 	c1, c2, hid int
+	nout        int
 	w1, b1      []float32 // c1 x netChans x 3 x 3
 	w2, b2      []float32 // c2 x c1 x 3 x 3
 	w3, b3      []float32 // hid x c2*(netSide/4)^2
-	w4, b4      []float32 // 6 x hid
+	w4, b4      []float32 // nout x hid
 }
 
 const (
@@ -164,12 +214,14 @@ func (n *faceNet) params() [][]float32 {
 	return [][]float32{n.w1, n.b1, n.w2, n.b2, n.w3, n.b3, n.w4, n.b4}
 }
 
-func allocFaceNet(c1, c2, hid int) *faceNet {
-	n := &faceNet{c1: c1, c2: c2, hid: hid}
+func allocFaceNet(c1, c2, hid int) *faceNet { return allocFaceNetOut(c1, c2, hid, 6) }
+
+func allocFaceNetOut(c1, c2, hid, nout int) *faceNet {
+	n := &faceNet{c1: c1, c2: c2, hid: hid, nout: nout}
 	n.w1, n.b1 = make([]float32, c1*netChans*9), make([]float32, c1)
 	n.w2, n.b2 = make([]float32, c2*c1*9), make([]float32, c2)
 	n.w3, n.b3 = make([]float32, hid*n.flat()), make([]float32, hid)
-	n.w4, n.b4 = make([]float32, 6*hid), make([]float32, 6)
+	n.w4, n.b4 = make([]float32, nout*hid), make([]float32, nout)
 	return n
 }
 
@@ -187,12 +239,19 @@ func newFaceNet(c1, c2, hid int, rng *rand.Rand) *faceNet {
 	return n
 }
 
-// marshal writes the net: magic, the four sizes (input, c1, c2, hidden),
-// then every weight as little-endian float32.
+// marshal writes the net: magic, the four sizes (input, c1, c2, hidden)
+// and for a net of other than six outputs (magic netMagicOut) the number
+// of outputs, then every weight as little-endian float32.
 func (n *faceNet) marshal() []byte {
 	var b bytes.Buffer
-	b.WriteString(netMagic)
-	for _, v := range []int{netIn, n.c1, n.c2, n.hid} {
+	sizes := []int{netIn, n.c1, n.c2, n.hid}
+	if n.nout == 6 {
+		b.WriteString(netMagic)
+	} else {
+		b.WriteString(netMagicOut)
+		sizes = append(sizes, n.nout)
+	}
+	for _, v := range sizes {
 		binary.Write(&b, binary.LittleEndian, uint32(v))
 	}
 	for _, p := range n.params() {
@@ -201,33 +260,54 @@ func (n *faceNet) marshal() []byte {
 	return b.Bytes()
 }
 
-// faceNetSize is the length of a net of those sizes as marshal writes it.
-func faceNetSize(c1, c2, hid int) int {
-	params := c1*netChans*9 + c1 + c2*c1*9 + c2 + hid*c2*netS2*netS2 + hid + 6*hid + 6
-	return len(netMagic) + 4*4 + 4*params
+// faceNetSize is the length of a six-output net of those sizes as
+// marshal writes it.
+func faceNetSize(c1, c2, hid int) int { return faceNetSizeOut(c1, c2, hid, 6) }
+
+// faceNetSizeOut is the length of a net of nout outputs as marshal
+// writes it.
+func faceNetSizeOut(c1, c2, hid, nout int) int {
+	params := c1*netChans*9 + c1 + c2*c1*9 + c2 + hid*c2*netS2*netS2 + hid + nout*hid + nout
+	head := len(netMagic) + 4*4
+	if nout != 6 {
+		head += 4
+	}
+	return head + 4*params
 }
 
 // unmarshalFaceNet reads a net written by marshal. Damaged data (a wrong
 // magic or shape, a length other than the shape's, a weight that is not
 // a finite number) is an error, never a panic.
 func unmarshalFaceNet(data []byte) (*faceNet, error) {
-	if !bytes.HasPrefix(data, []byte(netMagic)) {
+	nsz := 4
+	switch {
+	case bytes.HasPrefix(data, []byte(netMagic)):
+	case bytes.HasPrefix(data, []byte(netMagicOut)):
+		nsz = 5
+	default:
 		return nil, errors.New("vision: face net: bad magic")
 	}
 	rd := bytes.NewReader(data[len(netMagic):])
-	var sz [4]uint32
-	if err := binary.Read(rd, binary.LittleEndian, &sz); err != nil {
+	sz := make([]uint32, nsz)
+	if err := binary.Read(rd, binary.LittleEndian, sz); err != nil {
 		return nil, fmt.Errorf("vision: face net: header: %w", err)
+	}
+	nout := 6
+	if nsz == 5 {
+		nout = int(sz[4])
+		if nout < 6 || nout > netMaxOut {
+			return nil, fmt.Errorf("vision: face net: %d outputs, want 6 or 7", nout)
+		}
 	}
 	if sz[0] != netIn || sz[1] == 0 || sz[2] == 0 || sz[3] == 0 || sz[1] > 256 || sz[2] > 256 || sz[3] > 4096 {
 		return nil, fmt.Errorf("vision: face net: shape %v, want input %d", sz, netIn)
 	}
 	// The length is checked before the weights are made room for: a
 	// damaged header must not ask for hundreds of megabytes.
-	if want := faceNetSize(int(sz[1]), int(sz[2]), int(sz[3])); len(data) != want {
+	if want := faceNetSizeOut(int(sz[1]), int(sz[2]), int(sz[3]), nout); len(data) != want {
 		return nil, fmt.Errorf("vision: face net: %d bytes, want %d for shape %v", len(data), want, sz[1:])
 	}
-	n := allocFaceNet(int(sz[1]), int(sz[2]), int(sz[3]))
+	n := allocFaceNetOut(int(sz[1]), int(sz[2]), int(sz[3]), nout)
 	for _, p := range n.params() {
 		if err := binary.Read(rd, binary.LittleEndian, p); err != nil {
 			return nil, fmt.Errorf("vision: face net: %w", err)
@@ -251,7 +331,7 @@ type netAct struct {
 	a2, p2 []float32
 	i2     []int32
 	h      []float32
-	p      [6]float32
+	p      [netMaxOut]float32 // the softmax (the first nout)
 	// pad, acc: conv3's scratch.
 	pad, acc []float32
 }
@@ -397,9 +477,9 @@ func (n *faceNet) forward(x []float32, a *netAct) {
 		}
 		a.h[j] = max(s, 0)
 	}
-	var z [6]float64
+	var z [netMaxOut]float64
 	mx := math.Inf(-1)
-	for k := 0; k < 6; k++ {
+	for k := 0; k < n.nout; k++ {
 		w := n.w4[k*n.hid : (k+1)*n.hid]
 		s := n.b4[k]
 		for j, v := range a.h {
@@ -409,11 +489,11 @@ func (n *faceNet) forward(x []float32, a *netAct) {
 		mx = max(mx, z[k])
 	}
 	var sum float64
-	for k := range z {
+	for k := range z[:n.nout] {
 		z[k] = math.Exp(z[k] - mx)
 		sum += z[k]
 	}
-	for k := range z {
+	for k := range z[:n.nout] {
 		a.p[k] = float32(z[k] / sum)
 	}
 }
@@ -539,13 +619,22 @@ func (s *netScratch) netInput(fr bgrImage, c candidate, x []float32) {
 
 // predict returns the net's probabilities for faces 1..6 of the
 // candidate's face, averaged over the first netTurns of the eight turns
-// of its patch (see predictTurns).
+// of its patch (see predictTurns). A net with the reject output gives
+// the six faces' own probabilities, which then sum to one less the
+// reject's (see predictReject).
 func (s *netScratch) predict(n *faceNet, fr bgrImage, c candidate) [6]float32 {
+	p, _ := s.predictReject(n, fr, c)
+	return p
+}
+
+// predictReject is predict and the net's probability that the patch is
+// not a clean top face (0 for a net without that output).
+func (s *netScratch) predictReject(n *faceNet, fr bgrImage, c candidate) ([6]float32, float64) {
 	if s.a == nil || s.net != n {
 		s.a, s.net = newNetAct(n), n
 	}
 	s.netInput(fr, c, s.x[:])
-	return n.predictTurns(s.x[:], s.t[:], s.a)
+	return n.predictTurnsReject(s.x[:], s.t[:], s.a)
 }
 
 // netTurns is how many of the eight turns of a patch the net reads it
@@ -560,15 +649,26 @@ var netTurnOrder = [8]int{0, 5, 2, 7, 1, 4, 3, 6}
 // x: as given, and mirrored and turned a quarter (t is scratch of x's
 // size).
 func (n *faceNet) predictTurns(x, t []float32, a *netAct) [6]float32 {
+	p, _ := n.predictTurnsReject(x, t, a)
+	return p
+}
+
+// predictTurnsReject is predictTurns and the reject output's probability
+// averaged alike (0 for a six-output net).
+func (n *faceNet) predictTurnsReject(x, t []float32, a *netAct) ([6]float32, float64) {
 	var avg [6]float32
+	var rej float64
 	for _, k := range netTurnOrder[:netTurns] {
 		turnInput(x, t, k)
 		n.forward(t, a)
 		for v := range avg {
 			avg[v] += a.p[v] / netTurns
 		}
+		if n.nout > 6 {
+			rej += float64(a.p[6]) / netTurns
+		}
 	}
-	return avg
+	return avg, rej
 }
 
 // netTop is the most likely face (1..6) and its probability.
@@ -611,7 +711,7 @@ type netGrad struct {
 func (n *faceNet) backward(x []float32, v int, gr *netGrad) {
 	a, g := gr.a, gr.g
 	clear(gr.dh)
-	for k := 0; k < 6; k++ {
+	for k := 0; k < n.nout; k++ {
 		dz := a.p[k]
 		if k == v-1 {
 			dz--

@@ -5,12 +5,14 @@ import (
 	"testing"
 )
 
-// BenchmarkFaceNetPredict: one patch read by a net of the shipped shape,
-// under netTurns turns.
+// BenchmarkFaceNetPredict: one patch read by the shipped net, under
+// netTurns turns.
 func BenchmarkFaceNetPredict(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	o := netTrainDefaults
-	n := newFaceNet(o.C1, o.C2, o.Hidden, rng)
+	n, err := builtinFaceNet()
+	if err != nil {
+		b.Fatal(err)
+	}
 	var x, tt [netIn]float32
 	for k := range x {
 		x[k] = float32(rng.Float64())
