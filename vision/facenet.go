@@ -44,7 +44,8 @@ type unreadRead struct {
 	fv         faceValue
 	shrunk     bool
 	heldShrunk bool
-	// small: a later look's 1 or 2 for netSmallLook (value 0: none).
+	// small: a later look's 1 or 2 for netSmallLook (value 0: none);
+	// smallSil: the read found the die's own outline.
 	small    faceValue
 	smallSil bool
 }

@@ -35,6 +35,12 @@ import "image"
 //     tilted camera, still 96, and a 4 half hidden by the die stacked
 //     on it read as a 2, uncalibrated still 174: the net read 1 and 2 at
 //     full margin on both smaller patches, 4 and 3 on this one);
+//   - the whole face seen: the die's own outline found, or nothing
+//     pip-like around the value's pips (nothingBeside, on a square of
+//     vetoGrow times that edge). A die partly under a neighbour shows a
+//     lone pip of its 2 with the neighbour's pips beside it and no
+//     outline of its own, and the net, which cannot see the hidden pip,
+//     read it as a 1 on both patches (held-out still 2095, uncalibrated);
 //   - no first-look cue (layout or template) read more pips than the
 //     value (a blurred 2 whose second pip the blur took, read as a 1 by
 //     a later look and the net, its first template a 2: uncalibrated
@@ -124,6 +130,8 @@ func (r *Reader) netSmallLook(fr bgrImage, dets []Detection, roi image.Rectangle
 					why = "net on the square"
 				} else if sq.w, sq.h, sq.edge = vetoGrow*edge, vetoGrow*edge, vetoGrow*edge; netTopFace(r.ns.predict(r.net, fr, sq)) != f.lv {
 					why = "net on the wide square"
+				} else if !ur.smallSil && !r.face.nothingBeside(fr, f, edge) {
+					why = "marks beside, no outline"
 				}
 			}
 			if why == "" {

@@ -2,8 +2,12 @@ package vision
 
 import (
 	"fmt"
+	"image"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/dicewatch/dicewatch/vision/scene"
@@ -14,6 +18,9 @@ import (
 // netSmallLook weighs, by the detection's centre; the returned func
 // clears it.
 func netSmallCollect(notes map[[2]float64]string) func() {
+	spotDiagHook = func(_ *Reader, _ bgrImage, dets []Detection, _ image.Rectangle) {
+		netSmallDets = append(netSmallDets[:0], dets...)
+	}
 	netSmallTrace = func(r *Reader, fr bgrImage, edge float64, d *Detection, look string, f faceValue, v1 int, m1 float64, v2 int, m2, rel float64, why string) {
 		if why == "" {
 			why = "given"
@@ -32,12 +39,26 @@ func netSmallCollect(notes map[[2]float64]string) func() {
 				big += fmt.Sprintf(" x%.2f %d/%.2f", g, v, m)
 			}
 			ur := r.unreadReads[[2]float64{d.CX, d.CY}]
-			extra = fmt.Sprintf(" [beside %v%s; sil %v; big%s; ratio %.2f; first lv%d tv%d b%d]", nb, marks, ur.smallSil, big, d.SizeRatio, ur.fv.lv, ur.fv.tmpl, ur.fv.blobs)
+			// The nearest other detection's centre, in edges, from the
+			// look's centre (in the frame).
+			ox, oy := d.CX-ur.fv.c.cx, d.CY-ur.fv.c.cy
+			cx, cy := f.c.cx+ox, f.c.cy+oy
+			near := math.Inf(1)
+			for _, o := range netSmallDets {
+				if o.CX == d.CX && o.CY == d.CY {
+					continue
+				}
+				near = min(near, math.Hypot(o.CX-cx, o.CY-cy)/edge)
+			}
+			extra = fmt.Sprintf(" [beside %v%s; sil %v; big%s; ratio %.2f; first lv%d tv%d b%d; near %.2f]", nb, marks, ur.smallSil, big, d.SizeRatio, ur.fv.lv, ur.fv.tmpl, ur.fv.blobs, near)
 		}
 		notes[[2]float64{d.CX, d.CY}] += fmt.Sprintf("%s v%d ls%.2f n%.2f net %d/%.2f sq %d/%.2f rel%.2f: %s%s; ", look, f.lv, f.lscore, f.nccScore, v1, m1, v2, m2, rel, why, extra)
 	}
-	return func() { netSmallTrace = nil }
+	return func() { netSmallTrace, spotDiagHook = nil, nil }
 }
+
+// netSmallDets are the frame's detections as netSmallLook starts (diag).
+var netSmallDets []Detection
 
 // TestNetSmallDiag lists every 1 or 2 netSmallLook weighs on byler_d6 (read
 // with the fold nets, as the accuracy test reads it) and, with
@@ -77,7 +98,7 @@ func TestNetSmallDiag(t *testing.T) {
 		}
 		return
 	}
-	readStills(t, func() { clear(notes) }, func(seed int64, mode string, _ gocv.Mat, tr scene.StillTruth, dets []Detection) {
+	visit := func(seed int64, mode string, _ gocv.Mat, tr scene.StillTruth, dets []Detection) {
 		matched := map[int]scene.StillDie{}
 		for _, p := range matchStill(tr.Dice, dets) {
 			matched[p[1]] = tr.Dice[p[0]]
@@ -94,7 +115,38 @@ func TestNetSmallDiag(t *testing.T) {
 			}
 			t.Logf("still %d %s at %.0f,%.0f %s truth %d read %d: %s", seed, mode, d.CX, d.CY, grp, g.Value, d.Value, n)
 		}
-	})
+	}
+	list := os.Getenv("DICEWATCH_NETSMALL_SEEDS")
+	if list == "" {
+		readStills(t, func() { clear(notes) }, visit)
+		return
+	}
+	for _, f := range strings.Split(list, ",") {
+		seed, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, tr, err := scene.Still(seed, scene.StillOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		coverByStacked(tr.Dice)
+		for _, mode := range []string{"cal", "plain"} {
+			opts := ReaderOptions{}
+			if mode == "cal" {
+				opts.DiePx = tr.EdgePx
+			}
+			r := NewReader(opts)
+			clear(notes)
+			dets, err := r.Read(img)
+			r.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			visit(seed, mode, img, tr, dets)
+		}
+		img.Close()
+	}
 }
 
 // TestNetSmallPhotos reads byler_d6 photos where netSmallLook gives a 1 the
@@ -121,8 +173,8 @@ func TestNetSmallPhotos(t *testing.T) {
 		name string
 		give bool
 	}{
-		{"IMG_20191208_112010.jpg", true}, {"IMG_20191208_112332.jpg", true},
-		{"IMG_20191208_112353.jpg", true}, {"IMG_20191208_112951.jpg", true},
+		{"IMG_20191208_112010.jpg", true}, {"IMG_20191208_112353.jpg", true},
+		{"IMG_20191208_112951.jpg", true},
 		// A dark red 5 whose pips merged into one blob, read as a 1
 		// by a later look's layout and the net: its template's score
 		// is low.
@@ -163,8 +215,10 @@ func TestNetSmallPhotos(t *testing.T) {
 // the face and the frame-size square: a calibrated clean 4 read as 1 on a
 // tilted camera (still 96, caught by the net's face on the wider square),
 // a 4 half hidden by the die stacked on it read as 2 (uncalibrated still
-// 174, caught by the wider square and by the 2's spacing) and a blurred
-// 2 read as 1, its first look's template a 2 (uncalibrated still 118). No value the look gives there may be wrong.
+// 174, caught by the wider square and by the 2's spacing), a blurred 2
+// read as 1, its first look's template a 2 (uncalibrated still 118), and
+// a 2 half under a neighbour read as 1, with the neighbour's pips beside
+// it and no outline of its own (uncalibrated held-out still 2095). No value the look gives there may be wrong.
 func TestNetSmallStills(t *testing.T) {
 	gave := map[[2]float64]bool{}
 	netSmallTrace = func(_ *Reader, _ bgrImage, _ float64, d *Detection, _ string, _ faceValue, _ int, _ float64, _ int, _, _ float64, why string) {
@@ -176,7 +230,7 @@ func TestNetSmallStills(t *testing.T) {
 	for _, tc := range []struct {
 		seed       int64
 		calibrated bool
-	}{{96, true}, {174, false}, {118, false}} {
+	}{{96, true}, {174, false}, {118, false}, {2095, false}} {
 		img, tr, err := scene.Still(tc.seed, scene.StillOptions{})
 		if err != nil {
 			t.Fatal(err)
