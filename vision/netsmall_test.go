@@ -213,12 +213,12 @@ func TestNetSmallPhotos(t *testing.T) {
 // TestNetSmallStills reads the generated stills where netSmallLook without
 // one of its tests gave a wrong value, the net agreeing at full margin on
 // the face and the frame-size square: a calibrated clean 4 read as 1 on a
-// tilted camera (still 96, caught by the net's face on the wider square),
-// a 4 half hidden by the die stacked on it read as 2 (uncalibrated still
-// 174, caught by the wider square and by the 2's spacing), a blurred 2
-// read as 1, its first look's template a 2 (uncalibrated still 118), and
-// a 2 half under a neighbour read as 1, with the neighbour's pips beside
-// it and no outline of its own (uncalibrated held-out still 2095). No value the look gives there may be wrong.
+// tilted camera (still 96) and a 2 half under a neighbour read as 1
+// (uncalibrated still 2095), both with marks beside and no outline; a 4
+// half hidden by the die stacked on it read as 2 (uncalibrated still 174,
+// the 2's spacing); blurred 2s read as 1 by a later look, the first
+// look's template a 2 (uncalibrated stills 118 and 1098). No value the
+// look gives there may be wrong.
 func TestNetSmallStills(t *testing.T) {
 	gave := map[[2]float64]bool{}
 	netSmallTrace = func(_ *Reader, _ bgrImage, _ float64, d *Detection, _ string, _ faceValue, _ int, _ float64, _ int, _, _ float64, why string) {
@@ -227,10 +227,14 @@ func TestNetSmallStills(t *testing.T) {
 		}
 	}
 	defer func() { netSmallTrace = nil }()
+	// With a known die size the look does not run: let it, for still 96.
+	was := netSmallKnownSize
+	defer func() { netSmallKnownSize = was }()
+	netSmallKnownSize = true
 	for _, tc := range []struct {
 		seed       int64
 		calibrated bool
-	}{{96, true}, {174, false}, {118, false}, {2095, false}} {
+	}{{96, true}, {174, false}, {118, false}, {1098, false}, {2095, false}} {
 		img, tr, err := scene.Still(tc.seed, scene.StillOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -254,5 +258,29 @@ func TestNetSmallStills(t *testing.T) {
 				t.Errorf("still %d (calibrated %v) die %d: given %d, true face %d", tc.seed, tc.calibrated, p[0], d.Value, g.Value)
 			}
 		}
+	}
+}
+
+// TestNetSmallKnownSize: with a known die size netSmallLook weighs
+// nothing (still 682, where it gave a calibrated 1 before it was kept to
+// reads without one).
+func TestNetSmallKnownSize(t *testing.T) {
+	n := 0
+	netSmallTrace = func(_ *Reader, _ bgrImage, _ float64, _ *Detection, _ string, _ faceValue, _ int, _ float64, _ int, _, _ float64, _ string) {
+		n++
+	}
+	defer func() { netSmallTrace = nil }()
+	img, tr, err := scene.Still(682, scene.StillOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer img.Close()
+	r := NewReader(ReaderOptions{DiePx: tr.EdgePx})
+	defer r.Close()
+	if _, err := r.Read(img); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("calibrated: %d candidates weighed, want none", n)
 	}
 }
