@@ -44,6 +44,10 @@ type unreadRead struct {
 	fv         faceValue
 	shrunk     bool
 	heldShrunk bool
+	// small: a later look's 1 or 2 for netSmallLook (value 0: none);
+	// smallSil: the read found the die's own outline.
+	small    faceValue
+	smallSil bool
 }
 
 // netMinMargin is the least margin of the net's face over its second

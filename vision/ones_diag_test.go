@@ -35,14 +35,17 @@ func TestOnesDiag(t *testing.T) {
 		check  string
 		looks  []faceValue
 		small  string
+		smallF faceValue
 	}
 	var looks, pending []faceValue
 	var vetoR, checkR, pVeto, pCheck string
 	recs := map[[2]float64]rec{}
 	lookTrace = func(fv faceValue) { looks = append(looks, fv) }
 	smallWhy, marks := "", ""
+	var smallF faceValue
 	smallMarks = func(b, p int) { marks += fmt.Sprintf(" %d/%d", b, p) }
 	smallTrace = func(f faceValue, why string) {
+		smallF = f
 		smallWhy = fmt.Sprintf("small v%d b%d lv%d tv%d ls%.2f n%.2f sq%v j%v: %s", f.value, f.blobs, f.lv, f.tmpl, f.lscore, f.nccScore, f.sq, f.junk, why)
 	}
 	vetoTrace = func(d *Detection, vi vetoInfo) { vetoR = vi.reason }
@@ -54,8 +57,8 @@ func TestOnesDiag(t *testing.T) {
 	}
 	readTrace = func(d *Detection, fv faceValue, shrunk bool) {
 		// veto and check run after candTrace: take what they set.
-		recs[[2]float64{d.CX, d.CY}] = rec{fv: fv, shrunk: shrunk, veto: vetoR, check: checkR, looks: pending, small: smallWhy}
-		smallWhy = ""
+		recs[[2]float64{d.CX, d.CY}] = rec{fv: fv, shrunk: shrunk, veto: vetoR, check: checkR, looks: pending, small: smallWhy, smallF: smallF}
+		smallWhy, smallF = "", faceValue{}
 		vetoR, checkR = "", ""
 		_, _ = pVeto, pCheck
 	}
@@ -70,18 +73,34 @@ func TestOnesDiag(t *testing.T) {
 		}
 	}
 	defer func() { smallTrace, smallMarks, smallGiveTrace = nil, nil, nil }()
+	nets := map[[2]float64]string{}
+	spotDiagHook = func(r *Reader, fr bgrImage, dets []Detection, _ image.Rectangle) {
+		for _, d := range dets {
+			k := [2]float64{d.CX, d.CY}
+			if rc, ok := recs[k]; ok && d.Value == 0 {
+				nets[k] = onesNetFigures(r, fr, dets, d, rc.smallF)
+			}
+		}
+	}
+	defer func() { spotDiagHook = nil }()
 	defer func() { lookTrace, vetoTrace, checkTrace, candTrace, readTrace = nil, nil, nil, nil, nil }()
 	ps := loadPhotoSet(t, "byler_d6")
 	r := NewReader(ReaderOptions{})
 	defer r.Close()
+	netOf := heldOutNets(t, ps.name, r)
+	defer func(n *faceNet) { r.net = n }(r.net)
 	counts := map[string]int{}
-	fmt.Fprintln(f, "image\tidx\ttruth\tread\tconf\treason\tfinal\tlooks")
+	fmt.Fprintln(f, "image\tidx\ttruth\tread\tconf\treason\tfinal\tlooks\tnet")
 	for _, name := range ps.images {
+		if netOf != nil {
+			r.net = netOf[name] // the fold net that never saw it
+		}
 		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
 		if img.Empty() {
 			t.Fatalf("%s: cannot read", name)
 		}
 		recs = map[[2]float64]rec{}
+		clear(nets)
 		curName = name
 		dets, err := r.Read(img)
 		img.Close()
@@ -144,8 +163,8 @@ func TestOnesDiag(t *testing.T) {
 				}
 			}
 			counts[fmt.Sprintf("%d %-36s later %s", g.value, reason, lr)]++
-			fmt.Fprintf(f, "%s\t%d\t%d\t%d\t%.2f\t%s\tv%d/c%.2f/b%d/lv%d/tv%d/ls%.2f/n%.2f/j%v/sq%v/sh%v/e%.2f/edge%.1f/sil%.1f\t%s\n",
-				name, p[0], g.value, d.Value, d.Confidence, reason, fv.value, fv.conf, fv.blobs, fv.lv, fv.tmpl, fv.lscore, fv.nccScore, fv.junk, fv.sq, rc.shrunk, fv.empty, fv.c.edge, fv.silEdge, later+" | "+rc.small+" | give: "+giveWhy(gives, d))
+			fmt.Fprintf(f, "%s\t%d\t%d\t%d\t%.2f\t%s\tv%d/c%.2f/b%d/lv%d/tv%d/ls%.2f/n%.2f/j%v/sq%v/sh%v/e%.2f/edge%.1f/sil%.1f\t%s\t%s\n",
+				name, p[0], g.value, d.Value, d.Confidence, reason, fv.value, fv.conf, fv.blobs, fv.lv, fv.tmpl, fv.lscore, fv.nccScore, fv.junk, fv.sq, rc.shrunk, fv.empty, fv.c.edge, fv.silEdge, later+" | "+rc.small+" | give: "+giveWhy(gives, d), nets[[2]float64{d.CX, d.CY}])
 		}
 	}
 	var ks []string
@@ -175,4 +194,37 @@ func giveWhy(gives map[[2]float64]string, d Detection) string {
 		return "given"
 	}
 	return w
+}
+
+// onesNetFigures is what the face net says about the unread detection d
+// (tests): its top face and margin on the pip reader's face rectangle
+// ("face"), on a square of the frame's die size there ("sq"), and, when
+// a later look read a 1 or a 2 (small, value 0: none), on that look's
+// rectangle and its frame-size square; with the first look's cues.
+func onesNetFigures(r *Reader, fr bgrImage, dets []Detection, d Detection, small faceValue) string {
+	ur, ok := r.unreadReads[[2]float64{d.CX, d.CY}]
+	if !ok || r.net == nil {
+		return "-"
+	}
+	med, okm := readEdgeMedian(dets)
+	if e := r.expectedAt(d.CX, d.CY); e > 0 {
+		med, okm = e, true
+	}
+	one := func(c candidate) string {
+		v, _, m := netTop2(r.ns.predict(r.net, fr, c))
+		s := fmt.Sprintf("%d/%.2f", v, m)
+		if okm {
+			sq := c
+			sq.w, sq.h, sq.edge = med, med, med
+			vs, _, ms := netTop2(r.ns.predict(r.net, fr, sq))
+			s += fmt.Sprintf(" sq %d/%.2f", vs, ms)
+		}
+		return s
+	}
+	fv := ur.fv
+	out := fmt.Sprintf("first lv%d tv%d b%d sq%v sh%v face %s rel%.2f", fv.lv, fv.tmpl, fv.blobs, fv.sq, ur.shrunk, one(fv.c), min(fv.c.w, fv.c.h)/med)
+	if small.value > 0 {
+		out += fmt.Sprintf(" | small v%d face %s rel%.2f", small.value, one(small.c), min(small.c.w, small.c.h)/med)
+	}
+	return out
 }

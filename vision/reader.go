@@ -497,6 +497,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 		spotDiagHook(r, fr, out, roi)
 	}
 	r.netLook(fr, out, roi)
+	r.netSmallLook(fr, out, roi)
 	out = r.framePipCheck(out)
 	r.sizeEvidence(out)
 	r.doubtCap(fr, out)
@@ -550,6 +551,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		candTrace(blob, fv, shrunk)
 	}
 	held := false
+	var small faceValue
 	if fv.value > 0 && fv.conf >= r.opts.MinConfidence && (!shrunk || fv.conf >= shrunkConfidence || !c.weak) && !r.veto(fr, fv, &d) && r.check(fr, fv, &d) {
 		if shrunk && fv.conf < shrunkConfidence {
 			// Too little confidence for a shrunk face: held for
@@ -564,7 +566,8 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 	}
 	if d.Value == 0 && !held && (fv.value == 0 || fv.conf < r.opts.MinConfidence) {
 		// A later look's 1 or 2, held for giveHeld when the read shows
-		// the whole face (see smallface.go).
+		// the whole face (see smallface.go), or kept for netSmallLook.
+		small = r.face.netSmallRead(fv)
 		if sv, ok := r.face.smallCandidate(fv); ok && !r.veto(fr, sv, &d) && r.check(fr, sv, &d) {
 			h := heldValue{value: sv.value, side: min(sv.c.w, sv.c.h), box: sv.c.box().Add(roi.Min).Intersect(roi),
 				rec: checkRec{off: r.lastPipOff, colSpread: r.lastColSpread}, small: &sv, pipBox: pipBoxIn(sv.pipBox, roi)}
@@ -618,7 +621,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 	}
 	if d.Value == 0 {
 		r.unreadFaces[[2]float64{d.CX, d.CY}] = [2]candidate{c, top}
-		r.unreadReads[[2]float64{d.CX, d.CY}] = unreadRead{fv: fv, shrunk: shrunk, heldShrunk: held}
+		r.unreadReads[[2]float64{d.CX, d.CY}] = unreadRead{fv: fv, shrunk: shrunk, heldShrunk: held, small: small, smallSil: r.face.smallSil}
 	}
 	if d.Value > 0 && d.Value == fv.lv {
 		d.latReach = fv.lat.major

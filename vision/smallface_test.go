@@ -48,8 +48,10 @@ func TestSmallPhotos(t *testing.T) {
 	}
 	// smallOff as it was (DICEWATCH_SMALL_OFF sets it for a whole run),
 	// also when a read below stops the test.
-	was := smallOff
-	defer func() { smallOff = was }()
+	// netSmallLook, which may read the same 1 or 2, is off throughout.
+	was, wasNet := smallOff, netSmallOff
+	defer func() { smallOff, netSmallOff = was, wasNet }()
+	netSmallOff = true
 	for _, tc := range cases {
 		// Pick the labelled die the rule reads: the one unread without it.
 		smallOff = true
