@@ -152,8 +152,8 @@ func TestNetSmallDiag(t *testing.T) {
 // TestNetSmallPhotos reads byler_d6 photos where netSmallLook gives a 1 the
 // other looks leave unread (a dark or marbled die's lone red pip), each
 // with the fold net that never saw it: every value the look gives must be
-// its die's label, and it must give at least one on each photo but the
-// last (where without its template score test it gave a 5 a 1).
+// its die's label, and it must give at least one on each photo marked so
+// (on the last, without its template score test, it gave a 5 a 1).
 func TestNetSmallPhotos(t *testing.T) {
 	ps := loadPhotoSet(t, "byler_d6")
 	r := NewReader(ReaderOptions{})
@@ -174,7 +174,9 @@ func TestNetSmallPhotos(t *testing.T) {
 		give bool
 	}{
 		{"IMG_20191208_112010.jpg", true}, {"IMG_20191208_112353.jpg", true},
-		{"IMG_20191208_112951.jpg", true},
+		// Given with session 11's six-output net; the seven-output
+		// net's margin on its face is 0.58, under netSmallMargin.
+		{"IMG_20191208_112951.jpg", false},
 		// A dark red 5 whose pips merged into one blob, read as a 1
 		// by a later look's layout and the net: its template's score
 		// is low.
