@@ -602,7 +602,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		}
 		r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: off, weak: c.weak,
 			shrunk: shrunk, weakCue: fv.lscore < 1 || fv.nccScore < 1, larger: r.lastLarger,
-			colSpread: r.lastColSpread, face: candidate{cx: c.cx, cy: c.cy, w: c.w, h: c.h, angle: c.angle}}
+			colSpread: r.lastColSpread, noRefit: !checkOff && fv.value >= 2 && r.lastPipOff == 0, face: candidate{cx: c.cx, cy: c.cy, w: c.w, h: c.h, angle: c.angle}}
 	} else if shrunk {
 		// No value, and the face the pip reader settled on is much
 		// smaller than the die's footprint: with no pips read to back

@@ -207,6 +207,9 @@ type checkRec struct {
 	larger bool
 	// colSpread: the check's pip colour spread (0 when not measured).
 	colSpread float64
+	// noRefit: a value of two pips or more whose layout the check did
+	// not find again on the face's colour-distance map (see doubts).
+	noRefit bool
 	// face: the face rectangle read (its centre, sides and angle only),
 	// for doubtCap's fold measure (see fold.go); zero sides when none.
 	face candidate
