@@ -80,6 +80,10 @@ type faceScratch struct {
 	silL          []bool  // silhouette's outline (then inside) pixels
 	silP          [][2]float64
 	silEdge       float64
+	// clF and clA are pipClusterMap's colour features and clusters of
+	// the inner pixels.
+	clF [(faceN - 2*faceMargin) * (faceN - 2*faceMargin)][3]float64
+	clA [(faceN - 2*faceMargin) * (faceN - 2*faceMargin)]int8
 }
 
 // pipMinContrast is the least pip-map contrast (difference of blurs, sum
@@ -497,6 +501,21 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 		f := allMaps(cl)
 		if f, ok := second(f); ok && f.value >= 5 && laterAgrees(fv.value, f.value) {
 			return f
+		}
+	}
+	s.localThr = false
+	if clusterLook {
+		for i, cl := range []candidate{c, cs, cur.c} {
+			if i == 1 && !silOK {
+				continue
+			}
+			f := s.clusterRead(fr, cl)
+			if clusterTrace != nil {
+				clusterTrace(f)
+			}
+			if f, ok := second(f); ok && f.value >= clusterMinValue && laterAgrees(fv.value, f.value) {
+				return f
+			}
 		}
 	}
 	return fv
