@@ -12,7 +12,7 @@ import "math"
 // blob test turns away.
 
 // clusterMaxK is the most colour clusters the map tries.
-const clusterMaxK = 4
+const clusterMaxK = 6
 
 // clusterIters is the number of k-means rounds.
 const clusterIters = 8
@@ -22,9 +22,12 @@ const clusterIters = 8
 // the map to be made: closer, the clusters split noise or shading.
 const clusterMinSep = 45
 
-// clusterLumaW weighs brightness against the two colour axes: glare and
-// marbling differ from the body mostly in brightness, pips also in hue.
-const clusterLumaW = 0.5
+// clusterLumaW weighs brightness (the mean of the three channels) against
+// the two colour axes: a dark translucent body, its glare, its marbling
+// and its pips part mostly by brightness, and a red pip on a dark body
+// is both brighter and redder. (On byler_d6, weights 0.5 and 1 split
+// fewer faces' pips from their marbling.)
+const clusterLumaW = 2
 
 // clusterFeat sets the scratch's colour features of the inner pixels
 // (opponent axes: brightness, red-green, yellow-blue) and returns how

@@ -1,0 +1,95 @@
+package vision
+
+import (
+	"image"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"gocv.io/x/gocv"
+)
+
+// clusterGain reads every candidate of a byler_d6 image face by face
+// (topFace, then the pip reader, as ReadRegion does before its frame
+// looks), with the cluster look and without, and returns the labelled
+// dice whose value only the cluster look gives: truth value and the
+// value it gives, at retryBelow or more. The look is as clusterLook has
+// it (none when it is off).
+func clusterGain(t *testing.T, r *Reader, ps photoSet, name string) [][2]int {
+	t.Helper()
+	img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
+	if img.Empty() {
+		t.Fatalf("%s: cannot read", name)
+	}
+	defer img.Close()
+	img.CopyTo(&r.frame)
+	cands, err := r.detect(image.Point{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pix, err := r.frame.DataPtrUint8()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+	ocx, ocy := float64(img.Cols())/2, float64(img.Rows())/2
+	defer func(on bool) { clusterLook = on }(clusterLook)
+	look := clusterLook
+	var out [][2]int
+	for _, c := range cands {
+		c = topFace(c, ocx, ocy)
+		clusterLook = false
+		off := r.face.read(fr, c)
+		clusterLook = look
+		on := r.face.read(fr, c)
+		if on.value == off.value || on.conf < retryBelow || off.value > 0 && off.conf >= retryBelow {
+			continue
+		}
+		for _, g := range ps.dice[name] {
+			if c.cx >= g.box[0] && c.cx <= g.box[2] && c.cy >= g.box[1] && c.cy <= g.box[3] {
+				out = append(out, [2]int{g.value, on.value})
+			}
+		}
+	}
+	return out
+}
+
+// TestClusterLookGains lists, with DICEWATCH_CLUSTER_GAINS set, every
+// byler_d6 die the cluster look gives a value no other look of the face
+// reader gave (a tuning tool).
+func TestClusterLookGains(t *testing.T) {
+	if os.Getenv("DICEWATCH_CLUSTER_GAINS") == "" {
+		t.Skip("DICEWATCH_CLUSTER_GAINS not set")
+	}
+	ps := loadPhotoSet(t, "byler_d6")
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	for _, name := range ps.images {
+		for _, g := range clusterGain(t, r, ps, name) {
+			t.Logf("%s: truth %d, cluster look %d", name, g[0], g[1])
+		}
+	}
+}
+
+// TestClusterLook reads byler_d6 dice that only the colour cluster look
+// reads (dark or grey translucent bodies whose red pips the other maps
+// lose among glare and marbling): each must be given, and right.
+func TestClusterLook(t *testing.T) {
+	ps := loadPhotoSet(t, "byler_d6")
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	for _, name := range []string{
+		"IMG_20191208_111548.jpg", "IMG_20191208_111628.jpg", "IMG_20191208_112340.jpg",
+		"IMG_20191208_112353.jpg", "IMG_20191209_095604.jpg", "IMG_20191209_100242.jpg",
+	} {
+		gs := clusterGain(t, r, ps, name)
+		if len(gs) == 0 {
+			t.Errorf("%s: the cluster look gives no die a value", name)
+		}
+		for _, g := range gs {
+			if g[0] != g[1] {
+				t.Errorf("%s: the cluster look reads a %d as %d", name, g[0], g[1])
+			}
+		}
+	}
+}
