@@ -22,6 +22,11 @@ const clusterIters = 8
 // the map to be made: closer, the clusters split noise or shading.
 const clusterMinSep = 45
 
+// clusterShareLo and clusterShareHi bound the share of the face a pip
+// cluster may cover: three to six pips, small and apart or large and run
+// together.
+const clusterShareLo, clusterShareHi = 0.03, 0.45
+
 // clusterLumaW weighs brightness (the mean of the three channels) against
 // the two colour axes: a dark translucent body, its glare, its marbling
 // and its pips part mostly by brightness, and a red pip on a dark body
@@ -29,13 +34,14 @@ const clusterMinSep = 45
 // fewer faces' pips from their marbling.)
 const clusterLumaW = 2
 
-// clusterFeat sets the scratch's colour features of the inner pixels
-// (opponent axes: brightness, red-green, yellow-blue) and returns how
-// many.
+// clusterFeat sets the scratch's colour features (opponent axes:
+// brightness, red-green, yellow-blue) of every other inner pixel each way
+// (a quarter of them: enough to place the clusters' centres) and returns
+// how many.
 func (s *faceScratch) clusterFeat() int {
 	n := 0
-	for y := faceMargin; y < faceN-faceMargin; y++ {
-		for x := faceMargin; x < faceN-faceMargin; x++ {
+	for y := faceMargin; y < faceN-faceMargin; y += 2 {
+		for x := faceMargin; x < faceN-faceMargin; x += 2 {
 			i := y*faceN + x
 			b, g, r := s.patch[3*i], s.patch[3*i+1], s.patch[3*i+2]
 			s.clF[n] = [3]float64{clusterLumaW * (b + g + r) / 3, r - g, (r+g)/2 - b}
@@ -122,6 +128,7 @@ func (s *faceScratch) clusterCands(try func(n, k, j, body int, cen *[clusterMaxK
 			s.clA[i] = -1
 		}
 		cen, size := s.kmeans(n, k)
+		s.clusterDists(k, &cen)
 		body := 0
 		for m := 1; m < k; m++ {
 			if size[m] > size[body] {
@@ -129,7 +136,21 @@ func (s *faceScratch) clusterCands(try func(n, k, j, body int, cen *[clusterMaxK
 			}
 		}
 		for j := 0; j < k; j++ {
-			if j == body || size[j] == 0 || colDist(cen[j], cen[body]) < clusterMinSep {
+			if sh := float64(size[j]) / float64(n); j == body || sh < clusterShareLo || sh > clusterShareHi ||
+				colDist(cen[j], cen[body]) < clusterMinSep {
+				continue
+			}
+			// Only the three clusters farthest from the body's colour:
+			// the pips stand out of a dark body in brightness and hue
+			// (on byler_d6 the two farthest gave one face less, every
+			// cluster none more, at more of this look's time).
+			farther := 0
+			for m := 0; m < k; m++ {
+				if m != body && colDist(cen[m], cen[body]) > colDist(cen[j], cen[body]) {
+					farther++
+				}
+			}
+			if farther >= 3 {
 				continue
 			}
 			if try(n, k, j, body, &cen) {
@@ -143,8 +164,8 @@ func (s *faceScratch) clusterCands(try func(n, k, j, body int, cen *[clusterMaxK
 // colour cluster (setClusterMap). Of clusterCands' clusters it takes the
 // one whose map makes the most pip-like blobs (as blobs finds them on the
 // difference of blurs: compact, pip-sized, off the edge), at least three
-// and at most six. It
-// reports false, leaving d, when no cluster qualifies.
+// and at most six. It reports false, leaving d, when no cluster
+// qualifies.
 func (s *faceScratch) pipClusterMap() bool {
 	bestN, bestK, bestJ, bestBody := 0, 0, 0, 0
 	var bestCen [clusterMaxK][3]float64
@@ -162,14 +183,31 @@ func (s *faceScratch) pipClusterMap() bool {
 	if bestN == 0 {
 		return false
 	}
+	s.clusterDists(bestK, &bestCen)
 	s.setClusterMap(bestK, bestJ, bestBody, &bestCen)
 	return true
+}
+
+// clusterDists sets s.clD to each inner pixel's colour distance from
+// each of the k centres cen.
+func (s *faceScratch) clusterDists(k int, cen *[clusterMaxK][3]float64) {
+	for y := faceMargin; y < faceN-faceMargin; y++ {
+		for x := faceMargin; x < faceN-faceMargin; x++ {
+			i := y*faceN + x
+			b, g, r := s.patch[3*i], s.patch[3*i+1], s.patch[3*i+2]
+			f := [3]float64{clusterLumaW * (b + g + r) / 3, r - g, (r+g)/2 - b}
+			for m := 0; m < k; m++ {
+				s.clD[i][m] = colDist(f, cen[m])
+			}
+		}
+	}
 }
 
 // setClusterMap sets d to how surely each inner pixel belongs to cluster
 // j of the k centres cen rather than to any other (1 at j's centre or
 // beyond, 0 at another's, softly between), times j's colour distance
-// from the body's centre.
+// from the body's centre. s.clD must hold the pixels' distances from cen
+// (clusterDists).
 func (s *faceScratch) setClusterMap(k, j, body int, cen *[clusterMaxK][3]float64) {
 	pip := cen[j]
 	sep := colDist(pip, cen[body])
@@ -185,16 +223,14 @@ func (s *faceScratch) setClusterMap(k, j, body int, cen *[clusterMaxK][3]float64
 	for y := faceMargin; y < faceN-faceMargin; y++ {
 		for x := faceMargin; x < faceN-faceMargin; x++ {
 			i := y*faceN + x
-			b, g, r := s.patch[3*i], s.patch[3*i+1], s.patch[3*i+2]
-			f := [3]float64{clusterLumaW * (b + g + r) / 3, r - g, (r+g)/2 - b}
-			dp := colDist(f, pip)
+			ds := &s.clD[i]
 			do := math.Inf(1)
 			for m := 0; m < k; m++ {
 				if m != j {
-					do = min(do, colDist(f, cen[m]))
+					do = min(do, ds[m])
 				}
 			}
-			s.d[i] = sep * clamp(0.5+(do-dp)/near, 0, 1)
+			s.d[i] = sep * clamp(0.5+(do-ds[j])/near, 0, 1)
 		}
 	}
 }

@@ -173,6 +173,7 @@ func showClusters(t *testing.T, s *faceScratch, fr bgrImage, c candidate, truth 
 		cen, size := s.kmeans(n, k)
 		t.Logf("k=%d cen %v size %v", k, cen[:k], size[:k])
 		for j := 0; j < k; j++ {
+			s.clusterDists(k, &cen)
 			s.setClusterMap(k, j, 0, &cen)
 			centres, junk := s.blobs()
 			t.Logf("  cluster %d: blobs %d junk %v found %d", j, len(centres), junk, len(s.found))

@@ -81,9 +81,10 @@ type faceScratch struct {
 	silP          [][2]float64
 	silEdge       float64
 	// clF and clA are pipClusterMap's colour features and clusters of
-	// the inner pixels.
-	clF [(faceN - 2*faceMargin) * (faceN - 2*faceMargin)][3]float64
-	clA [(faceN - 2*faceMargin) * (faceN - 2*faceMargin)]int8
+	// every other inner pixel each way.
+	clF [(faceN - 2*faceMargin) * (faceN - 2*faceMargin) / 4][3]float64
+	clA [(faceN - 2*faceMargin) * (faceN - 2*faceMargin) / 4]int8
+	clD [faceN * faceN][clusterMaxK]float64 // each pixel's distance from the centres
 }
 
 // pipMinContrast is the least pip-map contrast (difference of blurs, sum
@@ -504,7 +505,15 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 		}
 	}
 	s.localThr = false
-	if clusterLook {
+	// Last, on a map of the face's own colour clusters (clustermap.go):
+	// dark translucent and marbled bodies whose glare and swirls the
+	// other maps rank with their red pips. Only a 5 or a 6, as the
+	// neighbourhood look; not on a weak candidate (most of what reaches
+	// here, rarely a die, and kept only when read), and only where the
+	// die's own outline was found: a rectangle that takes in a side face
+	// holds that face's pips too (matteo_webcam: a 4 seen aslant read as
+	// a clean 6 on this map).
+	if clusterLook && !c.weak && silOK {
 		for i, cl := range []candidate{c, cs, cur.c} {
 			if i == 1 && !silOK {
 				continue
