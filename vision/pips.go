@@ -512,7 +512,11 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 	// here, rarely a die, and kept only when read), and only where the
 	// die's own outline was found: a rectangle that takes in a side face
 	// holds that face's pips too (matteo_webcam: a 4 seen aslant read as
-	// a clean 6 on this map).
+	// a clean 6 on this map). Its value must be clearly confident, as
+	// the hue map's alone: a 5 or a 6 whose template fits only weakly
+	// stands on the floor cues gives such faces (0.5), and so read a
+	// cocked die's side face and a blurred red die's pips seen through
+	// it on generated stills 628 and 963.
 	if clusterLook && !c.weak && silOK {
 		for i, cl := range []candidate{c, cs, cur.c} {
 			if i == 1 && !silOK {
@@ -522,7 +526,7 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 			if clusterTrace != nil {
 				clusterTrace(f)
 			}
-			if f, ok := second(f); ok && f.value >= clusterMinValue && laterAgrees(fv.value, f.value) {
+			if f, ok := second(f); ok && f.value >= clusterMinValue && f.conf >= chromaMinConf && laterAgrees(fv.value, f.value) {
 				return f
 			}
 		}
