@@ -80,6 +80,11 @@ type faceScratch struct {
 	silL          []bool  // silhouette's outline (then inside) pixels
 	silP          [][2]float64
 	silEdge       float64
+	// clF and clA are pipClusterMap's colour features and clusters of
+	// every other inner pixel each way.
+	clF [(faceN - 2*faceMargin) * (faceN - 2*faceMargin) / 4][3]float64
+	clA [(faceN - 2*faceMargin) * (faceN - 2*faceMargin) / 4]int8
+	clD [faceN * faceN][clusterMaxK]float64 // each pixel's distance from the centres
 }
 
 // pipMinContrast is the least pip-map contrast (difference of blurs, sum
@@ -497,6 +502,33 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 		f := allMaps(cl)
 		if f, ok := second(f); ok && f.value >= 5 && laterAgrees(fv.value, f.value) {
 			return f
+		}
+	}
+	s.localThr = false
+	// Last, on a map of the face's own colour clusters (clustermap.go):
+	// dark translucent and marbled bodies whose glare and swirls the
+	// other maps rank with their red pips. Only a 5 or a 6, as the
+	// neighbourhood look; not on a weak candidate (most of what reaches
+	// here, rarely a die, and kept only when read), and only where the
+	// die's own outline was found: a rectangle that takes in a side face
+	// holds that face's pips too (matteo_webcam: a 4 seen aslant read as
+	// a clean 6 on this map). Its value must be clearly confident, as
+	// the hue map's alone: a 5 or a 6 whose template fits only weakly
+	// stands on the floor cues gives such faces (0.5), and so read a
+	// cocked die's side face and a blurred red die's pips seen through
+	// it on generated stills 628 and 963.
+	if clusterLook && !c.weak && silOK {
+		for i, cl := range []candidate{c, cs, cur.c} {
+			if i == 1 && !silOK {
+				continue
+			}
+			f := s.clusterRead(fr, cl)
+			if clusterTrace != nil {
+				clusterTrace(f)
+			}
+			if f, ok := second(f); ok && f.value >= clusterMinValue && f.conf >= chromaMinConf && laterAgrees(fv.value, f.value) {
+				return f
+			}
 		}
 	}
 	return fv
