@@ -102,14 +102,16 @@ func TestClusterLook(t *testing.T) {
 // cluster look gave a wrong value before it asked for a clearly confident
 // one (0.5 only, the template weak): still 628 die 2 calibrated (a cocked
 // 6 read as its side face's 5) and still 963 die 3 uncalibrated (a
-// blurred, stacked translucent red 3 read as a 6). Each must read right
-// or stay unread.
+// blurred, stacked translucent red 3 read as a 6); and never-read stills
+// 18416 die 0 and 18664 die 0, calibrated, where it read a cocked 4's side
+// face as a 6 at 0.85 before it ran only without a known die size. Each
+// must read right or stay unread.
 func TestClusterLookStills(t *testing.T) {
 	for _, tc := range []struct {
 		seed       int64
 		die        int
 		calibrated bool
-	}{{628, 2, true}, {963, 3, false}} {
+	}{{628, 2, true}, {963, 3, false}, {18416, 0, true}, {18664, 0, true}} {
 		g, d, ok := readStillDie(t, tc.seed, tc.die, tc.calibrated)
 		if !ok {
 			t.Logf("still %d die %d: not detected", tc.seed, tc.die)

@@ -71,7 +71,13 @@ const (
 // stills 1000..1999: a 1 whose one blob the net and the template read as
 // a 2, twice; cocked and stacked dice read on a foreshortened face, 6 as
 // 3 and 5 as 4; a cocked 5 missing a pip read 4 by the net, the layout
-// and the blobs, its template a 2, still 1932 calibrated). The veto and the check still apply, and
+// and the blobs, its template a 2, still 1932 calibrated). The
+// seven-output net also says how likely the patch is no clean top face:
+// that must be under netMaxReject on both patches (netCueAgrees). With it,
+// one pip cue agreeing was tried again in session 12: counted as the
+// layout or the blob count it gave no byler die more, and the template
+// alone gave a blurred 5 with no blob a 6 (tuning still 826,
+// uncalibrated). The veto and the check still apply, and
 // the frame's later checks (framePipCheck, doubtCap) see the value as
 // any other. Not on shrunk faces (part of a larger region), not for 1s
 // (a single pip is too easily a larger face's centre), and not where a
@@ -100,14 +106,12 @@ func (r *Reader) netLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 		fv := ur.fv
 		// The pip cues first (the net's face must be theirs): the net
 		// costs about 0.15 ms of CPU a patch.
-		both := fv.lv >= 2 && fv.lv == fv.tmpl && fv.blobs <= fv.lv
-		wide := r.net.nout > 6 && max(fv.lv, fv.tmpl, fv.blobs) >= 2
-		if !fv.sq || !(both || wide) {
+		if !fv.sq || fv.lv < 2 || fv.lv != fv.tmpl || fv.blobs > fv.lv {
 			continue
 		}
 		p, rej := r.ns.predictReject(r.net, fr, fv.c)
 		v, _, m := netTop2(p)
-		if m < netMinMargin || !netCueAgrees(fv, v, rej, both, wide) {
+		if m < netMinMargin || !netCueAgrees(fv, v, rej) {
 			continue
 		}
 		sq := fv.c
@@ -135,28 +139,13 @@ func (r *Reader) netLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 const netMaxReject = 0.3
 
 // netCueAgrees says whether the net's face v (its reject probability
-// rej) and the pip reader's cues agree as netLook needs: the layout and
-// the template both v (both: they read the same face, v must be it), or,
-// for a net with the reject output, any one of layout, template and blob
-// count v and none of them larger (wide: a larger face seen by a pip cue
-// means the net may have read part of it); 1s never (a single pip is too
-// easily a larger face's centre).
-func netCueAgrees(fv faceValue, v int, rej float64, both, wide bool) bool {
-	if v < 2 || rej >= netMaxReject {
-		return false
-	}
-	if both && v == fv.lv {
-		return true
-	}
-	if !wide || netLookNarrow {
-		return false
-	}
-	return (v == fv.lv || v == fv.tmpl || v == fv.blobs) && max(fv.lv, fv.tmpl, fv.blobs) <= v
+// rej, 0 for a six-output net) and the pip reader's cues agree as netLook
+// needs: the layout and the template both v, and the net not inclined to
+// call the patch no clean top face; 1s never (a single pip is too easily a
+// larger face's centre).
+func netCueAgrees(fv faceValue, v int, rej float64) bool {
+	return v >= 2 && rej < netMaxReject && v == fv.lv && v == fv.tmpl
 }
-
-// netLookNarrow keeps netLook to its first rule (layout and template
-// agreeing with the net), for tests.
-var netLookNarrow bool
 
 // netLookOff turns netLook off (for tests); netTrace, when set, sees
 // each value it gives.

@@ -85,6 +85,9 @@ type faceScratch struct {
 	clF [(faceN - 2*faceMargin) * (faceN - 2*faceMargin) / 4][3]float64
 	clA [(faceN - 2*faceMargin) * (faceN - 2*faceMargin) / 4]int8
 	clD [faceN * faceN][clusterMaxK]float64 // each pixel's distance from the centres
+	// sizeKnown: the Reader reads with a known die size (calibrated), where
+	// the cluster look does not run.
+	sizeKnown bool
 }
 
 // pipMinContrast is the least pip-map contrast (difference of blurs, sum
@@ -516,8 +519,13 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 	// the hue map's alone: a 5 or a 6 whose template fits only weakly
 	// stands on the floor cues gives such faces (0.5), and so read a
 	// cocked die's side face and a blurred red die's pips seen through
-	// it on generated stills 628 and 963.
-	if clusterLook && !c.weak && silOK {
+	// it on generated stills 628 and 963. Not with a known die size: read
+	// calibrated, on never-read stills 18000..19999, it read the side
+	// face of two cocked 4s as 6s at 0.85 with every cue agreeing (18416,
+	// called flat, and 18664), and no other look gave a wrong value more
+	// there; read uncalibrated it gave none (as frameSizeLook and spotLook,
+	// which also run only without a known size).
+	if clusterLook && !c.weak && silOK && !s.sizeKnown {
 		for i, cl := range []candidate{c, cs, cur.c} {
 			if i == 1 && !silOK {
 				continue

@@ -156,7 +156,7 @@ func NewReader(opts ReaderOptions) *Reader {
 	if !opts.NoFaceNet {
 		net, _ = builtinFaceNet() // nil when it did not load: see FaceNetError
 	}
-	return &Reader{
+	r := &Reader{
 		opts:  opts,
 		net:   net,
 		frame: gocv.NewMat(),
@@ -175,6 +175,8 @@ func NewReader(opts ReaderOptions) *Reader {
 		gmask: gocv.NewMat(),
 		gtmp:  gocv.NewMat(),
 	}
+	r.face.sizeKnown = r.knownSize()
+	return r
 }
 
 // Close releases every Mat the Reader keeps. The Reader must not be used
