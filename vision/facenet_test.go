@@ -346,4 +346,57 @@ func TestFaceNetRejectFormat(t *testing.T) {
 			t.Errorf("%d outputs: no error", out)
 		}
 	}
+	// A DWFN3 header asking for the largest shape over a small net's
+	// bytes.
+	big := slices.Clone(b)
+	for i, v := range []uint32{256, 256, 4096} {
+		binary.LittleEndian.PutUint32(big[len(netMagicOut)+4+4*i:], v)
+	}
+	if _, err := unmarshalFaceNet(big); err == nil {
+		t.Error("largest shape on a small net's bytes: no error")
+	}
+	// A weight that is not a finite number, first and last (the reject
+	// output's bias).
+	for _, at := range []int{len(netMagicOut) + 20, len(b) - 4} {
+		for _, v := range []float32{float32(math.NaN()), float32(math.Inf(-1))} {
+			bad := slices.Clone(b)
+			binary.LittleEndian.PutUint32(bad[at:], math.Float32bits(v))
+			if _, err := unmarshalFaceNet(bad); err == nil {
+				t.Errorf("weight at byte %d %v: no error", at, v)
+			}
+		}
+	}
+}
+
+// FuzzFaceNet: unmarshalFaceNet on any bytes returns an error or a net
+// whose every weight is finite and which marshal writes back byte for
+// byte (so it took no more room than the data's own length asks); it
+// never panics.
+func FuzzFaceNet(f *testing.F) {
+	rng := rand.New(rand.NewPCG(10, 11))
+	f.Add(newFaceNet(1, 1, 1, rng).marshal())
+	n7 := allocFaceNetOut(1, 2, 2, 7)
+	for _, p := range n7.params() {
+		for i := range p {
+			p[i] = float32(rng.NormFloat64())
+		}
+	}
+	f.Add(n7.marshal())
+	f.Add([]byte(netMagicOut))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n, err := unmarshalFaceNet(data)
+		if err != nil {
+			return
+		}
+		for _, p := range n.params() {
+			for _, v := range p {
+				if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+					t.Fatalf("weight %v accepted", v)
+				}
+			}
+		}
+		if b := n.marshal(); !bytes.Equal(b, data) {
+			t.Fatalf("read %d bytes, written back %d differing", len(data), len(b))
+		}
+	})
 }
