@@ -271,12 +271,16 @@ func faceNetSize(c1, c2, hid int) int { return faceNetSizeOut(c1, c2, hid, 6) }
 // faceNetSizeOut is the length of a net of nout outputs as marshal
 // writes it.
 func faceNetSizeOut(c1, c2, hid, nout int) int {
-	params := c1*netChans*9 + c1 + c2*c1*9 + c2 + hid*c2*netS2*netS2 + hid + nout*hid + nout
 	head := len(netMagic) + 4*4
 	if nout != 6 {
 		head += 4
 	}
-	return head + 4*params
+	return head + 4*faceNetParams(c1, c2, hid, nout)
+}
+
+// faceNetParams is the number of weights of a net of those sizes.
+func faceNetParams(c1, c2, hid, nout int) int {
+	return c1*netChans*9 + c1 + c2*c1*9 + c2 + hid*c2*netS2*netS2 + hid + nout*hid + nout
 }
 
 // unmarshalFaceNet reads a net written by marshal. Damaged data (a wrong
@@ -307,8 +311,10 @@ func unmarshalFaceNet(data []byte) (*faceNet, error) {
 		return nil, fmt.Errorf("vision: face net: shape %v, want input %d", sz, netIn)
 	}
 	// The length is checked before the weights are made room for: a
-	// damaged header must not ask for hundreds of megabytes.
-	if want := faceNetSizeOut(int(sz[1]), int(sz[2]), int(sz[3]), nout); len(data) != want {
+	// damaged header must not ask for hundreds of megabytes. The header's
+	// length follows the magic: tools/facenet/train.py writes DWFN3 with
+	// its output count for a six-output net too (--reject 0).
+	if want := len(netMagic) + 4*nsz + 4*faceNetParams(int(sz[1]), int(sz[2]), int(sz[3]), nout); len(data) != want {
 		return nil, fmt.Errorf("vision: face net: %d bytes, want %d for shape %v", len(data), want, sz[1:])
 	}
 	n := allocFaceNetOut(int(sz[1]), int(sz[2]), int(sz[3]), nout)
