@@ -264,13 +264,7 @@ const clusterMinValue = 5
 // keepRect) with both cues on the colour cluster map. It returns no value
 // when the map cannot be made.
 func (s *faceScratch) clusterRead(fr bgrImage, c candidate) faceValue {
-	s.sample(fr, c)
-	s.pipMap()
-	if rc, ok := s.refine(c); ok && !s.keepRect {
-		c = rc
-		s.sample(fr, c)
-		s.pipMap()
-	}
+	c = s.sampleRefined(fr, c)
 	if !s.pipClusterMap() {
 		return faceValue{c: c}
 	}
