@@ -518,10 +518,7 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 	// cocked die's side face and a blurred red die's pips seen through
 	// it on generated stills 628 and 963.
 	if clusterLook && !c.weak && silOK {
-		for i, cl := range []candidate{c, cs, cur.c} {
-			if i == 1 && !silOK {
-				continue
-			}
+		for _, cl := range []candidate{c, cs, cur.c} {
 			f := s.clusterRead(fr, cl)
 			if clusterTrace != nil {
 				clusterTrace(f)
