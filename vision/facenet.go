@@ -106,10 +106,8 @@ func (r *Reader) netLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 		if !fv.sq || !(both || wide) {
 			continue
 		}
-		edge := med
-		if e := r.expectedAt(d.CX, d.CY); e > 0 {
-			edge = e
-		} else if !ok {
+		edge, sized := r.edgeAt(d, med, ok)
+		if !sized {
 			continue
 		}
 		p, rej := r.ns.predictReject(r.net, fr, fv.c)
