@@ -123,6 +123,38 @@ func TestClusterLookStills(t *testing.T) {
 	}
 }
 
+// TestClusterLookMatteo: the cluster look only where the die's own
+// outline was found. matteo_webcam's four_50.jpg shows a 4 aslant, a side
+// face's pips beside its own: on a rectangle without the outline the
+// cluster map read them all as a clean 6 (matteo wrong 0.36% -> 0.48%,
+// which the harness's 1% bar lets by). Every labelled die of the photo
+// must read its label or stay unread.
+func TestClusterLookMatteo(t *testing.T) {
+	ps := loadPhotoSet(t, "matteo_webcam")
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	const name = "four_50.jpg"
+	img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
+	if img.Empty() {
+		t.Fatalf("%s: cannot read", name)
+	}
+	defer img.Close()
+	dets, err := r.Read(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := ps.dice[name]
+	pairs := matchBoxes(truth, dets, true)
+	if len(pairs) == 0 {
+		t.Fatalf("%s: no labelled die detected", name)
+	}
+	for _, p := range pairs {
+		if d, g := dets[p[1]], truth[p[0]].value; d.Value != 0 && d.Value != g {
+			t.Errorf("%s: label %d read %d (confidence %.2f)", name, g, d.Value, d.Confidence)
+		}
+	}
+}
+
 // TestClusterMapFlatColours: a face of two flat colours (a render
 // without noise), its first inner pixel a pip's. Asked for more clusters
 // than there are colours, the farthest-point seeding would seed the first
