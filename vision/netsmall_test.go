@@ -230,7 +230,12 @@ func TestNetSmallPhotos(t *testing.T) {
 // half hidden by the die stacked on it read as 2 (uncalibrated still 174,
 // the 2's spacing); blurred 2s read as 1 by a later look, the first
 // look's template a 2 (uncalibrated stills 118 and 1098). No value the
-// look gives there may be wrong.
+// look gives there may be wrong. With session 12's seven-output net most
+// of these are held by the net itself (96 by its margin on the face, 118
+// and 1098's 1s not weighed at all), so a wrong value alone would no
+// longer show a test gone: where the test that caught a still still
+// holds a candidate there (174's spacing, 2095's marks beside), that
+// reason must be seen.
 func TestNetSmallStills(t *testing.T) {
 	gave := map[[2]float64]bool{}
 	whys := map[string]bool{}
@@ -248,7 +253,8 @@ func TestNetSmallStills(t *testing.T) {
 	for _, tc := range []struct {
 		seed       int64
 		calibrated bool
-	}{{96, true}, {174, false}, {118, false}, {1098, false}, {2095, false}} {
+		held       string // a reason some candidate must be held for
+	}{{96, true, ""}, {174, false, "pip spacing"}, {118, false, ""}, {1098, false, ""}, {2095, false, "marks beside, no outline"}} {
 		img, tr, err := scene.Still(tc.seed, scene.StillOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -260,6 +266,7 @@ func TestNetSmallStills(t *testing.T) {
 		}
 		r := NewReader(opts)
 		clear(gave)
+		clear(whys)
 		dets, err := r.Read(img)
 		r.Close()
 		img.Close()
@@ -271,6 +278,9 @@ func TestNetSmallStills(t *testing.T) {
 			if gave[[2]float64{d.CX, d.CY}] && d.Value != g.Value {
 				t.Errorf("still %d (calibrated %v) die %d: given %d, true face %d", tc.seed, tc.calibrated, p[0], d.Value, g.Value)
 			}
+		}
+		if tc.held != "" && !whys[tc.held] {
+			t.Errorf("still %d: no candidate held for %q", tc.seed, tc.held)
 		}
 	}
 }
