@@ -59,8 +59,12 @@ func colDist(a, b [3]float64) float64 {
 // kmeans groups the n features in s.clF into k clusters, seeded with the
 // features' median (the body) and then, one by one, the feature farthest
 // from every seed so far. It sets s.clA to each feature's cluster and
-// returns the centres and the clusters' sizes.
-func (s *faceScratch) kmeans(n, k int) (cen [clusterMaxK][3]float64, size [clusterMaxK]int) {
+// returns the centres and the clusters' sizes. It reports false, with
+// no clustering, when the features hold fewer than k distinct colours
+// (every feature lies on a seed before the k-th): a further seed would
+// repeat one, and two clusters on one centre leave setClusterMap's
+// pip-or-other ratio 0/0.
+func (s *faceScratch) kmeans(n, k int) (cen [clusterMaxK][3]float64, size [clusterMaxK]int, ok bool) {
 	var hist [3][1024]int
 	for _, f := range s.clF[:n] {
 		for ch := 0; ch < 3; ch++ {
@@ -80,6 +84,9 @@ func (s *faceScratch) kmeans(n, k int) (cen [clusterMaxK][3]float64, size [clust
 			if d > far {
 				far, at = d, i
 			}
+		}
+		if far <= 0 {
+			return cen, size, false
 		}
 		cen[j] = s.clF[at]
 	}
@@ -114,7 +121,7 @@ func (s *faceScratch) kmeans(n, k int) (cen [clusterMaxK][3]float64, size [clust
 			break
 		}
 	}
-	return cen, size
+	return cen, size, true
 }
 
 // clusterCands runs k-means for k of 2 to clusterMaxK on the inner
@@ -127,7 +134,12 @@ func (s *faceScratch) clusterCands(try func(n, k, j, body int, cen *[clusterMaxK
 		for i := range s.clA[:n] {
 			s.clA[i] = -1
 		}
-		cen, size := s.kmeans(n, k)
+		cen, size, ok := s.kmeans(n, k)
+		if !ok {
+			// No more distinct colours than k-1: a larger k
+			// cannot part them further.
+			return
+		}
 		s.clusterDists(k, &cen)
 		body := 0
 		for m := 1; m < k; m++ {
@@ -252,13 +264,7 @@ const clusterMinValue = 5
 // keepRect) with both cues on the colour cluster map. It returns no value
 // when the map cannot be made.
 func (s *faceScratch) clusterRead(fr bgrImage, c candidate) faceValue {
-	s.sample(fr, c)
-	s.pipMap()
-	if rc, ok := s.refine(c); ok && !s.keepRect {
-		c = rc
-		s.sample(fr, c)
-		s.pipMap()
-	}
+	c = s.sampleRefined(fr, c)
 	if !s.pipClusterMap() {
 		return faceValue{c: c}
 	}

@@ -170,7 +170,11 @@ func showClusters(t *testing.T, s *faceScratch, fr bgrImage, c candidate, truth 
 		for i := range s.clA[:n] {
 			s.clA[i] = -1
 		}
-		cen, size := s.kmeans(n, k)
+		cen, size, ok := s.kmeans(n, k)
+		if !ok {
+			t.Logf("k=%d: fewer distinct colours than k", k)
+			break
+		}
 		t.Logf("k=%d cen %v size %v", k, cen[:k], size[:k])
 		for j := 0; j < k; j++ {
 			s.clusterDists(k, &cen)

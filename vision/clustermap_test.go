@@ -2,6 +2,7 @@ package vision
 
 import (
 	"image"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -114,11 +115,93 @@ func TestClusterLookStills(t *testing.T) {
 	}{{628, 2, true}, {963, 3, false}, {18416, 0, true}, {18664, 0, true}} {
 		g, d, ok := readStillDie(t, tc.seed, tc.die, tc.calibrated)
 		if !ok {
-			t.Logf("still %d die %d: not detected", tc.seed, tc.die)
+			// Undetected, the die would pass without being read.
+			t.Errorf("still %d die %d: not detected", tc.seed, tc.die)
 			continue
 		}
 		if d.Value != 0 && d.Value != g.Value {
 			t.Errorf("still %d die %d: read %d (confidence %.2f), true face %d", tc.seed, tc.die, d.Value, d.Confidence, g.Value)
 		}
+	}
+}
+
+// TestClusterLookMatteo: the cluster look only where the die's own
+// outline was found. matteo_webcam's four_50.jpg shows a 4 aslant, a side
+// face's pips beside its own: on a rectangle without the outline the
+// cluster map read them all as a clean 6 (matteo wrong 0.36% -> 0.48%,
+// which the harness's 1% bar lets by). Every labelled die of the photo
+// must read its label or stay unread.
+func TestClusterLookMatteo(t *testing.T) {
+	ps := loadPhotoSet(t, "matteo_webcam")
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	const name = "four_50.jpg"
+	img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
+	if img.Empty() {
+		t.Fatalf("%s: cannot read", name)
+	}
+	defer img.Close()
+	dets, err := r.Read(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := ps.dice[name]
+	pairs := matchBoxes(truth, dets, true)
+	if len(pairs) == 0 {
+		t.Fatalf("%s: no labelled die detected", name)
+	}
+	for _, p := range pairs {
+		if d, g := dets[p[1]], truth[p[0]].value; d.Value != 0 && d.Value != g {
+			t.Errorf("%s: label %d read %d (confidence %.2f)", name, g, d.Value, d.Confidence)
+		}
+	}
+}
+
+// TestClusterMapFlatColours: a face of two flat colours (a render
+// without noise), its first inner pixel a pip's. Asked for more clusters
+// than there are colours, the farthest-point seeding would seed the first
+// feature again, a colour it already has, and two clusters would share
+// the pip's centre: setClusterMap's ratio was then 0/0 and the map NaN.
+// Every map clusterCands offers must be finite, and the pips found.
+func TestClusterMapFlatColours(t *testing.T) {
+	s := new(faceScratch)
+	set := func(x, y int, v float64) {
+		i := y*faceN + x
+		s.patch[3*i], s.patch[3*i+1], s.patch[3*i+2] = v, v, v
+	}
+	for y := 0; y < faceN; y++ {
+		for x := 0; x < faceN; x++ {
+			set(x, y, 30)
+		}
+	}
+	// Four 4x4 pips at the corners of a square, one on the first inner
+	// pixel (faceMargin, faceMargin).
+	lo, hi := faceMargin, faceN-faceMargin-4
+	for _, p := range [][2]int{{lo, lo}, {hi, lo}, {lo, hi}, {hi, hi}} {
+		for y := p[1]; y < p[1]+4; y++ {
+			for x := p[0]; x < p[0]+4; x++ {
+				set(x, y, 200)
+			}
+		}
+	}
+	tried := 0
+	s.clusterCands(func(n, k, j, body int, cen *[clusterMaxK][3]float64) bool {
+		tried++
+		s.setClusterMap(k, j, body, cen)
+		for i, v := range s.d {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("k %d cluster %d: map at %d is %v (centres %v)", k, j, i, v, cen[:k])
+			}
+		}
+		return false
+	})
+	if tried == 0 {
+		t.Fatal("no cluster tried")
+	}
+	if !s.pipClusterMap() {
+		t.Fatal("pipClusterMap found no pip cluster")
+	}
+	if centres, _ := s.blobs(); len(centres) != 4 {
+		t.Errorf("%d blobs on the map, want 4", len(centres))
 	}
 }

@@ -350,4 +350,98 @@ func TestFaceNetRejectFormat(t *testing.T) {
 			t.Errorf("%d outputs: no error", out)
 		}
 	}
+	// A six-output net as tools/facenet/train.py writes it without the
+	// reject output (--reject 0): DWFN3 and the count 6. It reads as the
+	// same net written DWFN2.
+	six := newFaceNet(2, 3, 4, rng)
+	b6 := six.marshal()
+	b3 := slices.Concat([]byte(netMagicOut), b6[len(netMagic):len(netMagic)+16], binary.LittleEndian.AppendUint32(nil, 6), b6[len(netMagic)+16:])
+	if m6, err := unmarshalFaceNet(b3); err != nil {
+		t.Errorf("six outputs under DWFN3: %v", err)
+	} else if m6.nout != 6 || !bytes.Equal(m6.marshal(), b6) {
+		t.Errorf("six outputs under DWFN3 read as %d outputs, other weights", m6.nout)
+	}
+	// A DWFN3 header asking for the largest shape over a small net's
+	// bytes.
+	big := slices.Clone(b)
+	for i, v := range []uint32{256, 256, 4096} {
+		binary.LittleEndian.PutUint32(big[len(netMagicOut)+4+4*i:], v)
+	}
+	if _, err := unmarshalFaceNet(big); err == nil {
+		t.Error("largest shape on a small net's bytes: no error")
+	}
+	// A weight that is not a finite number, first and last (the reject
+	// output's bias).
+	for _, at := range []int{len(netMagicOut) + 20, len(b) - 4} {
+		for _, v := range []float32{float32(math.NaN()), float32(math.Inf(-1))} {
+			bad := slices.Clone(b)
+			binary.LittleEndian.PutUint32(bad[at:], math.Float32bits(v))
+			if _, err := unmarshalFaceNet(bad); err == nil {
+				t.Errorf("weight at byte %d %v: no error", at, v)
+			}
+		}
+	}
+}
+
+// FuzzFaceNet: unmarshalFaceNet on any bytes returns an error or a net
+// whose every weight is finite and which marshal writes back byte for
+// byte (so it took no more room than the data's own length asks); it
+// never panics.
+func FuzzFaceNet(f *testing.F) {
+	rng := rand.New(rand.NewPCG(10, 11))
+	f.Add(newFaceNet(1, 1, 1, rng).marshal())
+	n7 := allocFaceNetOut(1, 2, 2, 7)
+	for _, p := range n7.params() {
+		for i := range p {
+			p[i] = float32(rng.NormFloat64())
+		}
+	}
+	f.Add(n7.marshal())
+	f.Add([]byte(netMagicOut))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n, err := unmarshalFaceNet(data)
+		if err != nil {
+			return
+		}
+		for _, p := range n.params() {
+			for _, v := range p {
+				if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+					t.Fatalf("weight %v accepted", v)
+				}
+			}
+		}
+		b := n.marshal()
+		if n.nout == 6 && bytes.HasPrefix(data, []byte(netMagicOut)) {
+			// marshal writes a six-output net DWFN2, without the count.
+			b = slices.Concat([]byte(netMagicOut), b[len(netMagic):len(netMagic)+16], binary.LittleEndian.AppendUint32(nil, 6), b[len(netMagic)+16:])
+		}
+		if !bytes.Equal(b, data) {
+			t.Fatalf("read %d bytes, written back %d differing", len(data), len(b))
+		}
+	})
+}
+
+// TestNetCueAgrees pins netLook's agreement rule: the layout and the
+// template must both read the net's face, 2 to 6, and the seven-output
+// net's "no clean top face" must stay under netMaxReject.
+func TestNetCueAgrees(t *testing.T) {
+	for _, tc := range []struct {
+		fv   faceValue
+		v    int
+		rej  float64
+		want bool
+	}{
+		{faceValue{lv: 4, tmpl: 4}, 4, 0, true},
+		{faceValue{lv: 4, tmpl: 4}, 4, netMaxReject - 0.01, true},
+		{faceValue{lv: 4, tmpl: 4}, 4, netMaxReject, false},
+		{faceValue{lv: 4, tmpl: 6}, 4, 0, false},
+		{faceValue{lv: 6, tmpl: 6, blobs: 0}, 6, 0, true},
+		{faceValue{lv: 0, tmpl: 6}, 6, 0, false},
+		{faceValue{lv: 5, tmpl: 5}, 4, 0, false},
+		{faceValue{lv: 1, tmpl: 1}, 1, 0, false},
+	} {
+		if got := netCueAgrees(tc.fv, tc.v, tc.rej); got != tc.want {
+			t.Errorf("netCueAgrees(lv %d tmpl %d, %d, %.2f) = %v, want %v", tc.fv.lv, tc.fv.tmpl, tc.v, tc.rej, got, tc.want)
+		}
+	}
 }

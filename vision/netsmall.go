@@ -98,10 +98,8 @@ func (r *Reader) netSmallLook(fr bgrImage, dets []Detection, roi image.Rectangle
 		if !found || d.Value != 0 || !d.Flat || ur.fv.c.weak || !(d.SizeRatio < smallMaxSizeRatio) {
 			continue
 		}
-		edge := med
-		if e := r.expectedAt(d.CX, d.CY); e > 0 {
-			edge = e
-		} else if !ok {
+		edge, sized := r.edgeAt(d, med, ok)
+		if !sized {
 			continue
 		}
 		looks := [2]faceValue{}
@@ -149,4 +147,14 @@ func (r *Reader) netSmallLook(fr bgrImage, dets []Detection, roi image.Rectangle
 			}
 		}
 	}
+}
+
+// edgeAt is the die edge the frame looks use at d: the known die size
+// there, else the median edge of the frame's read faces (med, when
+// medOK); false when neither is known.
+func (r *Reader) edgeAt(d *Detection, med float64, medOK bool) (float64, bool) {
+	if e := r.expectedAt(d.CX, d.CY); e > 0 {
+		return e, true
+	}
+	return med, medOK
 }

@@ -526,10 +526,7 @@ func (s *faceScratch) readLooks(fr bgrImage, c candidate) faceValue {
 	// there; read uncalibrated it gave none (as frameSizeLook and spotLook,
 	// which also run only without a known size).
 	if clusterLook && !c.weak && silOK && !s.sizeKnown {
-		for i, cl := range []candidate{c, cs, cur.c} {
-			if i == 1 && !silOK {
-				continue
-			}
+		for _, cl := range []candidate{c, cs, cur.c} {
 			f := s.clusterRead(fr, cl)
 			if clusterTrace != nil {
 				clusterTrace(f)
@@ -616,8 +613,10 @@ func (s *faceScratch) read1(fr bgrImage, c candidate) faceValue {
 	return fv2
 }
 
-// readAt reads the face in the candidate's rectangle as it is turned.
-func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
+// sampleRefined samples the candidate's rectangle and makes its pip map,
+// again on the rectangle refine fits to the pips found (unless keepRect),
+// and returns the rectangle the map is of.
+func (s *faceScratch) sampleRefined(fr bgrImage, c candidate) candidate {
 	s.sample(fr, c)
 	s.pipMap()
 	if rc, ok := s.refine(c); ok && !s.keepRect {
@@ -625,6 +624,12 @@ func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
 		s.sample(fr, c)
 		s.pipMap()
 	}
+	return c
+}
+
+// readAt reads the face in the candidate's rectangle as it is turned.
+func (s *faceScratch) readAt(fr bgrImage, c candidate) faceValue {
+	c = s.sampleRefined(fr, c)
 	fv := s.cues(c)
 	if fv.conf < 0.9 && s.pipColourMap() {
 		// Again on a map that keeps only the change from the body's
