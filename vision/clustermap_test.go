@@ -1,7 +1,6 @@
 package vision
 
 import (
-	"image"
 	"math"
 	"os"
 	"path/filepath"
@@ -23,16 +22,7 @@ func clusterGain(t *testing.T, r *Reader, ps photoSet, name string) [][2]int {
 		t.Fatalf("%s: cannot read", name)
 	}
 	defer img.Close()
-	img.CopyTo(&r.frame)
-	cands, err := r.detect(image.Point{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pix, err := r.frame.DataPtrUint8()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+	cands, fr := detectFrame(t, r, img)
 	ocx, ocy := float64(img.Cols())/2, float64(img.Rows())/2
 	defer func(on bool) { clusterLook = on }(clusterLook)
 	look := clusterLook

@@ -71,15 +71,8 @@ func TestFaceNetRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	n := newFaceNet(2, 3, 4, rng)
 	b := n.marshal()
-	m, err := unmarshalFaceNet(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var x, tt [netIn]float32
-	for i := range x {
-		x[i] = float32(rng.Float64())
-	}
-	if p, q := n.predictTurns(x[:], tt[:], newNetAct(n)), m.predictTurns(x[:], tt[:], newNetAct(m)); p != q {
+	m, x, tt := readBackWithInput(t, b, rng)
+	if p, q := n.predictTurns(x, tt, newNetAct(n)), m.predictTurns(x, tt, newNetAct(m)); p != q {
 		t.Errorf("read back predicts %v, want %v", q, p)
 	}
 	for _, bad := range [][]byte{nil, b[:len(b)-1], append(append([]byte{}, b...), 0), []byte("DWFN2\n\x00\x00")} {
@@ -318,16 +311,9 @@ func TestFaceNetRejectFormat(t *testing.T) {
 	if len(b) != faceNetSizeOut(2, 3, 4, 7) || !bytes.HasPrefix(b, []byte(netMagicOut)) {
 		t.Fatalf("marshal wrote %d bytes starting %q, want %d starting %q", len(b), b[:6], faceNetSizeOut(2, 3, 4, 7), netMagicOut)
 	}
-	m, err := unmarshalFaceNet(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var x, tt [netIn]float32
-	for i := range x {
-		x[i] = float32(rng.Float64())
-	}
-	p, pr := n.predictTurnsReject(x[:], tt[:], newNetAct(n))
-	q, qr := m.predictTurnsReject(x[:], tt[:], newNetAct(m))
+	m, x, tt := readBackWithInput(t, b, rng)
+	p, pr := n.predictTurnsReject(x, tt, newNetAct(n))
+	q, qr := m.predictTurnsReject(x, tt, newNetAct(m))
 	if p != q || pr != qr {
 		t.Errorf("read back predicts %v %v, want %v %v", q, qr, p, pr)
 	}
@@ -444,4 +430,20 @@ func TestNetCueAgrees(t *testing.T) {
 			t.Errorf("netCueAgrees(lv %d tmpl %d, %d, %.2f) = %v, want %v", tc.fv.lv, tc.fv.tmpl, tc.v, tc.rej, got, tc.want)
 		}
 	}
+}
+
+// readBackWithInput reads back a saved net (failing the test if it is
+// refused), and gives a random input patch for it and the scratch its
+// turns need.
+func readBackWithInput(t *testing.T, b []byte, rng *rand.Rand) (m *faceNet, x, turned []float32) {
+	t.Helper()
+	m, err := unmarshalFaceNet(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x = make([]float32, netIn)
+	for i := range x {
+		x[i] = float32(rng.Float64())
+	}
+	return m, x, make([]float32, netIn)
 }

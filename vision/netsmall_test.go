@@ -165,14 +165,7 @@ func TestNetSmallPhotos(t *testing.T) {
 		t.Skip("no face net")
 	}
 	netOf := heldOutNets(t, ps.name, r)
-	gave := map[[2]float64]bool{}
-	whys := map[string]bool{}
-	netSmallTrace = func(_ *Reader, _ bgrImage, _ float64, d *Detection, _ string, _ faceValue, _ int, _ float64, _ int, _, _ float64, why string) {
-		if why == "" {
-			gave[[2]float64{d.CX, d.CY}] = true
-		}
-		whys[why] = true
-	}
+	gave, whys := traceNetSmall()
 	defer func() { netSmallTrace = nil }()
 	for _, tc := range []struct {
 		name string
@@ -237,14 +230,7 @@ func TestNetSmallPhotos(t *testing.T) {
 // holds a candidate there (174's spacing, 2095's marks beside), that
 // reason must be seen.
 func TestNetSmallStills(t *testing.T) {
-	gave := map[[2]float64]bool{}
-	whys := map[string]bool{}
-	netSmallTrace = func(_ *Reader, _ bgrImage, _ float64, d *Detection, _ string, _ faceValue, _ int, _ float64, _ int, _, _ float64, why string) {
-		if why == "" {
-			gave[[2]float64{d.CX, d.CY}] = true
-		}
-		whys[why] = true
-	}
+	gave, whys := traceNetSmall()
 	defer func() { netSmallTrace = nil }()
 	// With a known die size the look does not run: let it, for still 96.
 	was := netSmallKnownSize
@@ -307,4 +293,18 @@ func TestNetSmallKnownSize(t *testing.T) {
 	if n != 0 {
 		t.Errorf("calibrated: %d candidates weighed, want none", n)
 	}
+}
+
+// traceNetSmall sets netSmallTrace to note the dice netSmallLook gives a
+// value (by centre) and every reason it held a candidate for ("" for a
+// value given); the caller sets the trace back to nil.
+func traceNetSmall() (gave map[[2]float64]bool, whys map[string]bool) {
+	gave, whys = map[[2]float64]bool{}, map[string]bool{}
+	netSmallTrace = func(_ *Reader, _ bgrImage, _ float64, d *Detection, _ string, _ faceValue, _ int, _ float64, _ int, _, _ float64, why string) {
+		if why == "" {
+			gave[[2]float64{d.CX, d.CY}] = true
+		}
+		whys[why] = true
+	}
+	return gave, whys
 }

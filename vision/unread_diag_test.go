@@ -218,9 +218,10 @@ func oracleSummary(os []oracleRead, truth int) (turnOK, turnBad, gtOK, gtBad int
 	return
 }
 
-// diagRead is ReadRegion on the whole image, keeping per detection what
-// the pip reader saw.
-func diagRead(t *testing.T, r *Reader, img gocv.Mat) ([]Detection, []diagInfo) {
+// detectFrame copies img into r's frame and returns the candidates
+// detection finds in the whole of it and the frame as the pip reader sees
+// it (valid until r reads again).
+func detectFrame(t *testing.T, r *Reader, img gocv.Mat) ([]candidate, bgrImage) {
 	t.Helper()
 	img.CopyTo(&r.frame)
 	cands, err := r.detect(image.Point{})
@@ -231,7 +232,14 @@ func diagRead(t *testing.T, r *Reader, img gocv.Mat) ([]Detection, []diagInfo) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+	return cands, bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+}
+
+// diagRead is ReadRegion on the whole image, keeping per detection what
+// the pip reader saw.
+func diagRead(t *testing.T, r *Reader, img gocv.Mat) ([]Detection, []diagInfo) {
+	t.Helper()
+	cands, fr := detectFrame(t, r, img)
 	ocx, ocy := float64(img.Cols())/2, float64(img.Rows())/2
 	var out []Detection
 	var infos []diagInfo
@@ -505,13 +513,7 @@ func TestUnreadOne(t *testing.T) {
 	defer img.Close()
 	r := NewReader(ReaderOptions{})
 	defer r.Close()
-	img.CopyTo(&r.frame)
-	cands, err := r.detect(image.Point{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pix, _ := r.frame.DataPtrUint8()
-	fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+	cands, fr := detectFrame(t, r, img)
 	for _, c := range cands {
 		c = topFace(c, 320, 320)
 		bb := c.box()
