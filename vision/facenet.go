@@ -503,6 +503,7 @@ type netScratch struct {
 	net  *faceNet
 	dist [netSide * netSide]float64
 	in   [netSide * netSide]float64
+	vals [netSide * netSide]float64 // one channel's inner values, for its median
 }
 
 // dihedral maps grid index i to its place under turn k (0..7: four
@@ -570,9 +571,8 @@ func (s *netScratch) netInput(fr bgrImage, c candidate, x []float32) {
 	// The body's colour: the per-channel median of the inner part (the
 	// face without the margin the span adds).
 	var med [3]float64
-	var vals []float64
 	for ch := 0; ch < 3; ch++ {
-		vals = vals[:0]
+		vals := s.vals[:0]
 		for j := netInner; j < netSide-netInner; j++ {
 			for i := netInner; i < netSide-netInner; i++ {
 				vals = append(vals, bgr[j*netSide+i][ch])
