@@ -102,6 +102,13 @@ type stillTally struct {
 	stackN, stackDet, stackHit                int
 	stackBigN, stackBigDet, stackBigHit       int // true size ratio >= cut
 	falseStacked                              int // clean dice with SizeRatio >= cut
+	// Detections matched to no die: how many, how many carry a value,
+	// and how many a value at the rules' default minimum confidence (a
+	// die that is not there, read as a valid one).
+	phantom, phantomValued, phantomSure int
+	// phantomList: one line per phantom die read at that confidence,
+	// with the best IoU it has with any die's top face or hull.
+	phantomList []string
 
 	// Flatness scores of the detected clean and cocked dice, for the
 	// threshold-free view of the flatness evidence.
@@ -206,8 +213,32 @@ func (st *stillTally) add(tr scene.StillTruth, dets []Detection) {
 	for i := range matched {
 		matched[i] = -1
 	}
+	used := make([]bool, len(dets))
 	for _, p := range pairs {
 		matched[p[0]] = p[1]
+		used[p[1]] = true
+	}
+	for j, d := range dets {
+		if used[j] {
+			continue
+		}
+		st.phantom++
+		if d.Value != 0 {
+			st.phantomValued++
+			if d.Confidence >= rules.DefaultMinConfidence {
+				st.phantomSure++
+				best, near := 0.0, -1
+				for i, g := range tr.Dice {
+					top := [4]float64{float64(g.Box[0]), float64(g.Box[1]), float64(g.Box[2]), float64(g.Box[3])}
+					hull := [4]float64{float64(g.Hull[0]), float64(g.Hull[1]), float64(g.Hull[2]), float64(g.Hull[3])}
+					if v := math.Max(iou(top, d.Box), iou(hull, d.Box)); v > best {
+						best, near = v, i
+					}
+				}
+				st.phantomList = append(st.phantomList, fmt.Sprintf("still %d box %v value %d conf %.2f flat %v size ratio %.2f; best IoU %.2f with die %d",
+					st.seed, d.Box, d.Value, d.Confidence, d.Flat, d.SizeRatio, best, near))
+			}
+		}
 	}
 	for i, g := range tr.Dice {
 		grp := stillGroup(g)
@@ -327,6 +358,11 @@ func (st *stillTally) report() string {
 	tl := &st.tl
 	fmt.Fprintf(&b, "images %d, true dice %d, detections %d, matched %d\n", tl.images, tl.truth, tl.found, tl.matched)
 	fmt.Fprintf(&b, "detection: recall %.2f%%  precision %.2f%%  (IoU >= 0.3 with the top-face box or the hull)\n", 100*tl.recall(), 100*tl.precision())
+	fmt.Fprintf(&b, "detections matched to no die: %d; with a value %d; with a value at confidence >= %.2f %d\n",
+		st.phantom, st.phantomValued, rules.DefaultMinConfidence, st.phantomSure)
+	for _, l := range st.phantomList {
+		b.WriteString("  " + l + "\n")
+	}
 	// The value lines of tally.report, over the clean dice.
 	b.WriteString("clean dice (flat, not stacked, not under a stacked die, not blurred), ")
 	b.WriteString(st.val.valueReport())
