@@ -76,6 +76,52 @@ def augment(x, g):
     return x
 
 
+def warp(x, g):
+    """Scales, turns and shifts each patch a little, as a face rectangle
+    off by part of a pip row would (bilinear; the border repeats)."""
+    n = x.shape[0]
+    sc = 1 + 0.08 * torch.randn(n, generator=g)
+    an = 0.12 * torch.randn(n, generator=g)
+    tx = 0.06 * torch.randn(n, 2, generator=g)
+    c, s = torch.cos(an) * sc, torch.sin(an) * sc
+    theta = torch.stack([torch.stack([c, -s, tx[:, 0]], 1), torch.stack([s, c, tx[:, 1]], 1)], 1)
+    grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+    return F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+
+
+def augment_hard(x, g, geometric):
+    """augment, and what byler's unread dice show: soft focus and pips of
+    low contrast against their body (the colour distance channel
+    weakened, the luminance's pip swing shrunk under its noise); with
+    geometric, also the warp above."""
+    n = x.shape[0]
+    k = int(torch.randint(0, 4, (1,), generator=g))
+    x = torch.rot90(x, k, (2, 3))
+    if torch.rand(1, generator=g) < 0.5:
+        x = torch.flip(x, (3,))
+    if geometric:
+        x = warp(x, g)
+    # Soft focus on a third of the patches.
+    blur = torch.rand(n, 1, 1, 1, generator=g) < 0.33
+    k3 = torch.tensor([0.25, 0.5, 0.25])
+    kk = (k3[:, None] * k3[None, :]).expand(CHANS, 1, 3, 3)
+    xb = F.conv2d(F.pad(x, (1, 1, 1, 1), mode="replicate"), kk, groups=CHANS)
+    x = torch.where(blur, xb, x)
+    # Low pip contrast on a third.
+    low = (torch.rand(n, 1, 1, 1, generator=g) < 0.33).float()
+    gd = 1 - low * 0.6 * torch.rand(n, 1, 1, 1, generator=g)
+    gl = 1 - low * 0.5 * torch.rand(n, 1, 1, 1, generator=g)
+    x = torch.cat([x[:, :1] * gd, x[:, 1:] * gl], 1)
+    s = 1 + 0.15 * torch.randn(n, CHANS, 1, 1, generator=g)
+    x = x * s
+    x[:, 1:2] += 0.2 * torch.randn(n, 1, 1, 1, generator=g)
+    x = x + (0.03 + 0.05 * torch.rand(n, 1, 1, 1, generator=g)) * torch.randn(x.shape, generator=g)
+    if not geometric:
+        dx, dy = [int(v) for v in torch.randint(-1, 2, (2,), generator=g)]
+        x = torch.roll(x, (dy, dx), (2, 3))
+    return x
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("export")
@@ -87,7 +133,9 @@ def main():
     ap.add_argument("--hid", type=int, default=64)
     ap.add_argument("--reject", type=int, default=1, help="1: a seventh class for cocked and stacked dice")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--aug", default="plain", help="plain: turns, contrast, offset, noise, shift; soft: also blur and low pip contrast; hard: soft and a small scale and turn")
     ap.add_argument("--byler-weight", type=int, default=1, help="how many times each byler patch is seen an epoch")
+    ap.add_argument("--unread-weight", type=int, default=0, help="how many more times a byler die the pip reader left unread is seen an epoch")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     bm, bx, bo = load(a.export, "byler")
@@ -112,9 +160,12 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     for f in [int(v) for v in a.nets.split(",")]:
         sel = bimg % 5 != f if f < 5 else np.ones(len(bx), bool)
-        # byler's dice may count more than once (--byler-weight).
-        X = torch.from_numpy(np.concatenate([bx[sel]] * a.byler_weight + [tx]))
-        Y = torch.from_numpy(np.concatenate([by[sel]] * a.byler_weight + [ty]).astype(np.int64))
+        # byler's dice may count more than once (--byler-weight), and the
+        # ones the pip reader left unread, the faces the net is for, more
+        # again (--unread-weight).
+        hard = sel & (bm[bo, FIELDS.index("read")] == 0)
+        X = torch.from_numpy(np.concatenate([bx[sel]] * a.byler_weight + [bx[hard]] * a.unread_weight + [tx]))
+        Y = torch.from_numpy(np.concatenate([by[sel]] * a.byler_weight + [by[hard]] * a.unread_weight + [ty]).astype(np.int64))
         g = torch.Generator().manual_seed(1000 + f)
         torch.manual_seed(f + 1)
         net = Net(a.c1, a.c2, a.hid, nout)
@@ -127,7 +178,7 @@ def main():
             net.train()
             for b in range(0, len(X), 128):
                 idx = perm[b:b + 128]
-                xb = augment(X[idx].clone(), g)
+                xb = augment(X[idx].clone(), g) if a.aug == "plain" else augment_hard(X[idx].clone(), g, a.aug == "hard")
                 out = net(xb)
                 loss = F.cross_entropy(out, Y[idx])
                 opt.zero_grad()
