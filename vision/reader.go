@@ -27,8 +27,11 @@ type ReaderOptions struct {
 	// MinConfidence is the confidence below which a die is reported
 	// unreadable (Value 0). Zero means DefaultMinConfidence.
 	MinConfidence float64
-	// MinFlatness is the flatness score below which a die is reported as
-	// not flat. Zero means DefaultMinFlatness.
+	// MinFlatness is the footprint's flatness score below which the
+	// reader's first looks take a die as not flat. Zero means
+	// DefaultMinFlatness. Read's final call (Detection.Flat) is the
+	// cocked net's, which takes the score as one of its inputs (see
+	// cocknet.go).
 	MinFlatness float64
 	// NoFaceNet leaves the learned face cue out (see facenet.go): only
 	// the pip reader's own looks give values.
@@ -142,6 +145,7 @@ type Reader struct {
 	unreadReads map[[2]float64]unreadRead
 	net         *faceNet
 	ns          netScratch
+	cs          cockScratch
 }
 
 // NewReader returns a Reader with the given options.
@@ -422,6 +426,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 				// called flat, whatever the region's outline measures.
 				found[0].Value, found[0].Confidence = 0, 0
 				found[0].Flat = false
+				found[0].keepNotFlat = true
 			}
 		}
 		if lg.parent >= 0 && !own {
@@ -489,6 +494,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 			d.Confidence = secondLookMaxConf
 			d.Flatness = min(d.Flatness, 0.5*r.opts.MinFlatness)
 			d.Flat = false
+			d.keepNotFlat = true
 		}
 		out = append(out, d)
 	}
@@ -502,6 +508,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 	r.netSmallLook(fr, out, roi)
 	out = r.framePipCheck(out)
 	r.sizeEvidence(out)
+	r.cockLook(fr, out, roi.Min)
 	r.doubtCap(fr, out)
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Box.Min.Y != out[j].Box.Min.Y {

@@ -18,8 +18,9 @@ type Detection struct {
 	Value int `json:"value"`
 	// Confidence of the value, 0..1.
 	Confidence float64 `json:"confidence"`
-	// Flat is true when the top face looks like the expected square;
-	// Flatness is the score behind it (1 is a perfect square).
+	// Flat is true when the die looks to lie flat (Read: the cocked
+	// net's call, cocknet.go); Flatness is the footprint's score, one of
+	// that call's inputs (1 is a perfect square).
 	Flat     bool    `json:"flat"`
 	Flatness float64 `json:"flatness"`
 	// SizeRatio is the apparent edge over the expected edge at that place
@@ -34,6 +35,13 @@ type Detection struct {
 	// across the turn). Zero when no value was read or the value has a
 	// single pip.
 	latReach float64
+	// keepNotFlat: the reader found the die not flat by a rule of its
+	// own (a region far too large for it, or a face placed in a region
+	// where nothing read), which the cocked net does not overrule.
+	keepNotFlat bool
+	// cockP is the cocked net's probability that the die is cocked
+	// (cockLook; 0 when the net did not run).
+	cockP float64
 	// pipOff is how far the counted pips' centre lies from the face's
 	// centre, in die edges (the at-rest reader; 0 when no value was read).
 	pipOff float64
