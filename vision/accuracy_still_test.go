@@ -102,6 +102,11 @@ type stillTally struct {
 	stackN, stackDet, stackHit                int
 	stackBigN, stackBigDet, stackBigHit       int // true size ratio >= cut
 	falseStacked                              int // clean dice with SizeRatio >= cut
+	// The same over the dice given a value the rules take (rules'
+	// minimum confidence): only there does the size decide the verdict,
+	// an unread die being a no roll as unreadable.
+	stackBigValued, stackBigValuedHit int
+	cleanValued, falseStackedValued   int
 
 	// Flatness scores of the detected clean and cocked dice, for the
 	// threshold-free view of the flatness evidence.
@@ -255,6 +260,12 @@ func (st *stillTally) add(tr scene.StillTruth, dets []Detection) {
 			if d.SizeRatio >= cut {
 				st.falseStacked++
 			}
+			if valued(d) {
+				st.cleanValued++
+				if d.SizeRatio >= cut {
+					st.falseStackedValued++
+				}
+			}
 		case "cocked":
 			st.other[grp][g.Value][d.Value]++
 			st.cockedDet++
@@ -270,6 +281,12 @@ func (st *stillTally) add(tr scene.StillTruth, dets []Detection) {
 			st.stackDet++
 			if g.SizeRatio >= cut {
 				st.stackBigDet++
+				if valued(d) {
+					st.stackBigValued++
+					if d.SizeRatio >= cut {
+						st.stackBigValuedHit++
+					}
+				}
 			}
 			if d.SizeRatio >= cut {
 				st.stackHit++
@@ -293,6 +310,12 @@ func (st *stillTally) add(tr scene.StillTruth, dets []Detection) {
 			}
 		}
 	}
+}
+
+// valued reports whether the rules take d's value (not unreadable at the
+// rules' default minimum confidence).
+func valued(d Detection) bool {
+	return d.Value >= 1 && d.Value <= 6 && d.Confidence >= rules.DefaultMinConfidence
 }
 
 func (st *stillTally) cockedRecall() float64 { return ratio(st.cockedHit, st.cockedDet) }
@@ -357,6 +380,9 @@ func (st *stillTally) report() string {
 	fmt.Fprintf(&b, "stacked recall (size ratio >= %.2f) %.2f%% (%d/%d detected; %d stacked in all); of the %d stacked dice truly >= %.2f, %d detected, %d caught (%.2f%%); false stacked %.2f%% (%d/%d clean dice)\n",
 		rules.DefaultStackedSizeRatio, 100*st.stackedRecall(), st.stackHit, st.stackDet, st.stackN,
 		st.stackBigN, rules.DefaultStackedSizeRatio, st.stackBigDet, st.stackBigHit, 100*st.bigStackedRecall(), 100*st.falseStackedRate(), st.falseStacked, st.flatN)
+	fmt.Fprintf(&b, "  over dice given a value at the rules' confidence %.1f: stacked truly >= %.2f caught %.2f%% (%d/%d); false stacked %.2f%% (%d/%d clean dice)\n",
+		rules.DefaultMinConfidence, rules.DefaultStackedSizeRatio, 100*ratio(st.stackBigValuedHit, st.stackBigValued), st.stackBigValuedHit, st.stackBigValued,
+		100*ratio(st.falseStackedValued, st.cleanValued), st.falseStackedValued, st.cleanValued)
 	b.WriteString(flatnessCurve(st.cleanFlatness, st.cockedFlatness))
 	if st.reads > 0 {
 		fmt.Fprintf(&b, "read time: mean %.1f ms per still\n", float64(st.readTime.Microseconds())/1000/float64(st.reads))
