@@ -109,6 +109,11 @@ type stillTally struct {
 	// phantomList: one line per phantom die read at that confidence,
 	// with the best IoU it has with any die's top face or hull.
 	phantomList []string
+	// The same over the dice given a value the rules take (rules'
+	// minimum confidence): only there does the size decide the verdict,
+	// an unread die being a no roll as unreadable.
+	stackBigValued, stackBigValuedHit int
+	cleanValued, falseStackedValued   int
 
 	// Flatness scores of the detected clean and cocked dice, for the
 	// threshold-free view of the flatness evidence.
@@ -286,6 +291,12 @@ func (st *stillTally) add(tr scene.StillTruth, dets []Detection) {
 			if d.SizeRatio >= cut {
 				st.falseStacked++
 			}
+			if valued(d) {
+				st.cleanValued++
+				if d.SizeRatio >= cut {
+					st.falseStackedValued++
+				}
+			}
 		case "cocked":
 			st.other[grp][g.Value][d.Value]++
 			st.cockedDet++
@@ -301,6 +312,12 @@ func (st *stillTally) add(tr scene.StillTruth, dets []Detection) {
 			st.stackDet++
 			if g.SizeRatio >= cut {
 				st.stackBigDet++
+				if valued(d) {
+					st.stackBigValued++
+					if d.SizeRatio >= cut {
+						st.stackBigValuedHit++
+					}
+				}
 			}
 			if d.SizeRatio >= cut {
 				st.stackHit++
@@ -324,6 +341,12 @@ func (st *stillTally) add(tr scene.StillTruth, dets []Detection) {
 			}
 		}
 	}
+}
+
+// valued reports whether the rules take d's value (not unreadable at the
+// rules' default minimum confidence).
+func valued(d Detection) bool {
+	return d.Value >= 1 && d.Value <= 6 && d.Confidence >= rules.DefaultMinConfidence
 }
 
 func (st *stillTally) cockedRecall() float64 { return ratio(st.cockedHit, st.cockedDet) }
@@ -393,6 +416,9 @@ func (st *stillTally) report() string {
 	fmt.Fprintf(&b, "stacked recall (size ratio >= %.2f) %.2f%% (%d/%d detected; %d stacked in all); of the %d stacked dice truly >= %.2f, %d detected, %d caught (%.2f%%); false stacked %.2f%% (%d/%d clean dice)\n",
 		rules.DefaultStackedSizeRatio, 100*st.stackedRecall(), st.stackHit, st.stackDet, st.stackN,
 		st.stackBigN, rules.DefaultStackedSizeRatio, st.stackBigDet, st.stackBigHit, 100*st.bigStackedRecall(), 100*st.falseStackedRate(), st.falseStacked, st.flatN)
+	fmt.Fprintf(&b, "  over dice given a value at the rules' confidence %.1f: stacked truly >= %.2f caught %.2f%% (%d/%d); false stacked %.2f%% (%d/%d clean dice)\n",
+		rules.DefaultMinConfidence, rules.DefaultStackedSizeRatio, 100*ratio(st.stackBigValuedHit, st.stackBigValued), st.stackBigValuedHit, st.stackBigValued,
+		100*ratio(st.falseStackedValued, st.cleanValued), st.falseStackedValued, st.cleanValued)
 	b.WriteString(flatnessCurve(st.cleanFlatness, st.cockedFlatness))
 	if st.reads > 0 {
 		fmt.Fprintf(&b, "read time: mean %.1f ms per still\n", float64(st.readTime.Microseconds())/1000/float64(st.reads))
@@ -563,13 +589,23 @@ type stillFloor struct {
 // 0.36: 20 of 54 cocked dice caught here (was 23), as on stills 0..599
 // (37.1% for 37.8%) while held-out stills 2000..2599 gain (40.8% for
 // 35.5%).
+// The uncalibrated stacked floors were lowered in session 13 (0.24 ->
+// 0.20, 0.26 -> 0.22) when a die read by its pips came to be sized
+// against the frame's other such dice (relativeSize): here four stacked
+// dice drawn below the cut (1.08 to 1.11 times) that their footprints had
+// put past it now measure under it, and two truly past it are measured
+// against dice as raised as they are (still 43: two stacked dice alone;
+// still 23: three of its five read dice stacked), one more (a 1 drawn
+// 1.13 times) caught. Over stills 0..1999 the same rule catches 202 of
+// the 552 stacked dice truly past the cut (169 before) and puts 173 of
+// the 3464 clean dice past it (258).
 var stillFloors = map[string]stillFloor{
 	"calibrated": {minRecall: 0.48, minPrecision: 0.54, minValue: 0.88, maxWrong: 0.001,
 		minCocked: 0.43, maxFalseCock: 0.03, minStacked: 0.54, maxConfidentWrong: 0,
 		minBigStacked: 0.68, maxFalseStacked: 0.075},
 	"uncalibrated": {minRecall: 0.43, minPrecision: 0.39, minValue: 0.83, maxWrong: 0.0065,
-		minCocked: 0.36, maxFalseCock: 0.07, minStacked: 0.24, maxConfidentWrong: 0,
-		minBigStacked: 0.26, maxFalseStacked: 0.065},
+		minCocked: 0.36, maxFalseCock: 0.07, minStacked: 0.20, maxConfidentWrong: 0,
+		minBigStacked: 0.22, maxFalseStacked: 0.065},
 }
 
 // TestAccuracyStills is the still-scene accuracy harness and regression

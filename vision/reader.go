@@ -510,6 +510,12 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 	r.sizeEvidence(out)
 	r.cockLook(fr, out, roi.Min)
 	r.doubtCap(fr, out)
+	if !known {
+		// After doubtCap, which counts a size off the frame's typical
+		// footprint as a doubt: the values and their confidences stay
+		// as they were.
+		relativeSize(out)
+	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Box.Min.Y != out[j].Box.Min.Y {
 			return out[i].Box.Min.Y < out[j].Box.Min.Y

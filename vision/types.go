@@ -23,8 +23,9 @@ type Detection struct {
 	// that call's inputs (1 is a perfect square).
 	Flat     bool    `json:"flat"`
 	Flatness float64 `json:"flatness"`
-	// SizeRatio is the apparent edge over the expected edge at that place
-	// (1 when no expected size is known).
+	// SizeRatio is the apparent edge over the expected edge at that place.
+	// Without an expected size it is relative to the frame's other dice
+	// (their pips, or their footprints; see relativeSize).
 	SizeRatio float64 `json:"size_ratio"`
 	// EdgePx is the measured top-face edge in pixels.
 	EdgePx float64 `json:"edge_px"`

@@ -1,0 +1,78 @@
+package vision
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/dicewatch/dicewatch/vision/scene"
+)
+
+// TestStackSizeDiag writes one line per detection of the generated
+// stills, read calibrated (the nominal edge) and uncalibrated, for
+// studying the size evidence against the truth:
+//
+//	DICEWATCH_STACKSIZE_DIAG=/tmp/ss.tsv DICEWATCH_STILLS=600 go test -count=1 -run StackSizeDiag -v -timeout 60m ./vision/
+//
+// Columns: seed, mode, picture width and height, nominal edge, the
+// matched die's group, true size ratio and flat edge at its place (or
+// "none", 0, 0 for a detection matched to no die), the detection's
+// centre, value, true value, pip reach (latReach), EdgePx, SizeRatio, and the footprint's ratio
+// the detection had before the size evidence (0 when not traced).
+func TestStackSizeDiag(t *testing.T) {
+	path := os.Getenv("DICEWATCH_STACKSIZE_DIAG")
+	if path == "" {
+		t.Skip("DICEWATCH_STACKSIZE_DIAG not set")
+	}
+	n := stillCount(t, 600)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := bufio.NewWriter(f)
+	defer w.Flush()
+	fp := map[[2]float64]float64{}
+	readTrace = func(d *Detection, fv faceValue, shrunk bool) { fp[[2]float64{d.CX, d.CY}] = d.SizeRatio }
+	defer func() { readTrace = nil }()
+	cal := NewReader(ReaderOptions{DiePx: 1, PipSpread: stillPipSpread})
+	defer cal.Close()
+	plain := NewReader(ReaderOptions{})
+	defer plain.Close()
+	fmt.Fprintln(w, "seed\tmode\tw\th\tnom\tgroup\ttsr\tlocal\tcx\tcy\tval\ttval\treach\tedge\tsr\tfp")
+	for seed := stillFirst(t); seed < stillFirst(t)+int64(n); seed++ {
+		img, truth, err := scene.Still(seed, scene.StillOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		coverByStacked(truth.Dice)
+		cal.opts.DiePx = truth.EdgePx
+		loc := stillEdgeAt(truth)
+		for _, m := range []struct {
+			name string
+			r    *Reader
+		}{{"cal", cal}, {"uncal", plain}} {
+			clear(fp)
+			dets, err := m.r.Read(img)
+			if err != nil {
+				t.Fatal(err)
+			}
+			byDet := map[int]int{}
+			for _, p := range matchStill(truth.Dice, dets) {
+				byDet[p[1]] = p[0]
+			}
+			for j, d := range dets {
+				grp, tsr, le, tv := "none", 0.0, 0.0, 0
+				if i, ok := byDet[j]; ok {
+					g := truth.Dice[i]
+					grp, tsr, le, tv = stillGroup(g), g.SizeRatio, loc(g.CX, g.CY), g.Value
+				}
+				fmt.Fprintf(w, "%d\t%s\t%d\t%d\t%.2f\t%s\t%.3f\t%.2f\t%.1f\t%.1f\t%d\t%d\t%.3f\t%.2f\t%.4f\t%.4f\n", seed, m.name, truth.Width, truth.Height, truth.EdgePx,
+					grp, tsr, le, d.CX, d.CY, d.Value, tv, d.latReach, d.EdgePx, d.SizeRatio, fp[[2]float64{d.CX, d.CY}])
+			}
+		}
+		img.Close()
+	}
+	t.Logf("wrote %s", path)
+}
