@@ -39,6 +39,13 @@ type faceValue struct {
 	// silEdge is the edge of the die's outline (silhouette), 0 when it
 	// was not a die's alone.
 	silEdge float64
+	// pips are the centres (frame pixels, region coordinates) and radii
+	// of the pips the value was read from (at most six; radius 0 past
+	// the last), pipRing their count; body is the body's median colour
+	// (BGR) on the patch they were found on.
+	pips    [6][3]float64
+	pipRing int
+	body    [3]float64
 	// lat is the shape of the pip lattice the value's layout fitted
 	// (zero when none fitted or the layout has one pip).
 	lat lattice
@@ -898,10 +905,13 @@ func (s *faceScratch) cues(c candidate) faceValue {
 		if peakCue(); lv2 == tv && lv2 > 0 {
 			lv, lscore, nBlobs, rot, empty, lat, raw = lv2, ls2, len(pc), r2, empty2, lat2, raw2
 			pipBox = s.pipBox(c, s.kept)
+			kept = s.kept
 		}
 	}
 
 	out := faceValue{rot: rot, pipBox: pipBox, blobs: nBlobs, tmpl: tv, c: c, lv: lv, empty: empty, lat: lat}
+	out.pipRing = s.pipPlaces(c, kept, &out.pips)
+	out.body = s.med
 	nccScore := min(clamp((bestPer[tv]-0.25)/0.25, 0, 1), clamp((bestPer[tv]-second)/0.05, 0, 1))
 	if lv == 5 && tv == 5 && nBlobs == 5 && nccScore >= fiveNCCMin {
 		// Five pips fitting a 5, the template agreeing: no face holds a
@@ -1926,3 +1936,21 @@ func latticeShape(c [][2]float64, fit layoutFit, px float64) lattice {
 // squareFourSides is the share of its long side under which a face
 // rectangle's short side sends a 4 read on it to squareLook.
 const squareFourSides = 0.85
+
+// pipPlaces writes the frame centres and radii of the pips kept (patch
+// units from c's centre) into out, and returns how many it wrote.
+func (s *faceScratch) pipPlaces(c candidate, kept []pipBlob, out *[6][3]float64) int {
+	co, si := math.Cos(c.angle), math.Sin(c.angle)
+	sw, sh := c.w*sampleShrink, c.h*sampleShrink
+	n := 0
+	for _, p := range kept {
+		if n == len(out) {
+			break
+		}
+		u, v := p.x*sw, p.y*sh
+		r := math.Sqrt(float64(p.area)/math.Pi) * (sw + sh) / 2 / faceN
+		out[n] = [3]float64{c.cx + u*co - v*si, c.cy + u*si + v*co, r}
+		n++
+	}
+	return n
+}

@@ -289,7 +289,11 @@ type checkInfo struct {
 	pipOff float64
 	// foldStep, foldSep: foldSplit's measures (0 when not measured).
 	foldStep, foldSep float64
-	reason            string
+	// enclosed: the mean share of the body's colour on a ring round each
+	// pip of the value; enclosedPips: the share of its pips whose ring is
+	// at least half body (pipEnclosure; 1 when no pip was placed).
+	enclosed, enclosedPips float64
+	reason                 string
 }
 
 // checkTrace, when set (tests), is called with every value checked.
@@ -326,11 +330,14 @@ func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
 		ci.foldStep, ci.foldSep = r.face.foldSplit(fr, fv.c)
 	}
 	r.lastPipOff, r.lastColSpread = ci.pipOff, ci.colSpread
+	ci.enclosed, ci.enclosedPips = pipEnclosure(fr, fv)
 	switch {
 	case ci.pipRel > 0 && ci.pipRel < minPipRel:
 		ci.reason = "layout smaller than the die's"
 	case ci.colSpread > maxColSpread:
 		ci.reason = "pips of different colours"
+	case !enclosureOff && ci.enclosedPips < minPipsEnclosed:
+		ci.reason = "pips not enclosed by the body"
 	}
 	if checkTrace != nil {
 		checkTrace(d, ci)

@@ -1,0 +1,142 @@
+package vision
+
+import (
+	"image"
+	"testing"
+
+	"github.com/dicewatch/dicewatch/vision/scene"
+)
+
+// phantomStill is a place on a generated still where no die lies and the
+// reader gave a value at the rules' minimum confidence before the
+// enclosure rule (minPipsEnclosed): layout print, a tray's disc, a chip.
+type phantomStill struct {
+	seed       int64
+	calibrated bool
+	box        image.Rectangle // the detection's box then
+	what       string
+}
+
+// enclosurePhantoms: tuning stills 0..199, each a blank patch whose
+// "pips" are the surround seen past its edges.
+var enclosurePhantoms = []phantomStill{
+	{0, true, image.Rect(214, 78, 249, 113), "curved white stroke on blue felt, read 6"},
+	{1, true, image.Rect(428, 545, 447, 565), "white bar on red felt, read 6"},
+	{37, true, image.Rect(401, 47, 431, 78), "printed letter's stroke on blue felt, read 6"},
+	{73, true, image.Rect(182, 119, 201, 137), "white line on grey felt, read 6"},
+	{114, true, image.Rect(413, 562, 446, 594), "printed letter's stroke on blue felt, read 6"},
+	{116, true, image.Rect(559, 565, 608, 613), "white bar on green felt, read 6"},
+	{169, true, image.Rect(416, 410, 432, 427), "end of a white bar on green felt, read 1"},
+	{189, true, image.Rect(555, 15, 589, 49), "white disc on a dark tray wall, read 4"},
+	{189, false, image.Rect(556, 16, 588, 48), "white disc on a dark tray wall, read 4"},
+	{99, false, image.Rect(63, 232, 147, 317), "a chip's inserts, read 2"},
+	{132, false, image.Rect(147, 0, 253, 87), "tray wall and floor, read 6"},
+}
+
+// readPhantomStill reads the still as the stills harness does (the
+// calibrated read knows the die edge and pip spread) and returns the
+// value and confidence of the detection whose centre lies in ph.box that
+// matches no die (0, 0 when none has a value).
+func readPhantomStill(t *testing.T, ph phantomStill) (int, float64) {
+	t.Helper()
+	img, tr, err := scene.Still(ph.seed, scene.StillOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer img.Close()
+	coverByStacked(tr.Dice)
+	opts := ReaderOptions{}
+	if ph.calibrated {
+		opts = ReaderOptions{DiePx: tr.EdgePx, PipSpread: stillPipSpread}
+	}
+	r := NewReader(opts)
+	defer r.Close()
+	dets, err := r.Read(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := make([]bool, len(dets))
+	for _, p := range matchStill(tr.Dice, dets) {
+		used[p[1]] = true
+	}
+	for j, d := range dets {
+		if !used[j] && d.Value > 0 && image.Pt(int(d.CX), int(d.CY)).In(ph.box) {
+			return d.Value, d.Confidence
+		}
+	}
+	return 0, 0
+}
+
+// TestPhantomEnclosureStills reads generated stills where the reader
+// gave a value to a patch of print or floor with no die: each must give
+// none there at the rules' minimum confidence, and without the enclosure
+// rule each still does (the stills keep testing the rule).
+func TestPhantomEnclosureStills(t *testing.T) {
+	for _, ph := range enclosurePhantoms {
+		v, conf := readPhantomStill(t, ph)
+		if v > 0 && conf >= 0.8 {
+			t.Errorf("still %d (calibrated %v) %s: value %d at %.2f where no die lies", ph.seed, ph.calibrated, ph.what, v, conf)
+		}
+		enclosureOff = true
+		v0, conf0 := readPhantomStill(t, ph)
+		enclosureOff = false
+		if v0 == 0 || conf0 < 0.8 {
+			t.Errorf("still %d (calibrated %v) %s: no value at 0.8 without the enclosure rule (%d at %.2f): the still no longer tests it", ph.seed, ph.calibrated, ph.what, v0, conf0)
+		}
+	}
+}
+
+// TestPipEnclosure checks the measure itself on drawn faces: dark pips on
+// a light square are enclosed; the same square's corners, seen as pips
+// of a 4 past a light cross on a dark ground, are not.
+func TestPipEnclosure(t *testing.T) {
+	const n = 64
+	light, dark := byte(220), byte(40)
+	pix := make([]byte, n*n*3)
+	fill := func(x0, y0, x1, y1 int, v byte) {
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				for ch := 0; ch < 3; ch++ {
+					pix[(y*n+x)*3+ch] = v
+				}
+			}
+		}
+	}
+	fr := bgrImage{pix: pix, w: n, h: n}
+	// A light face 40 px wide at the centre with four dark pips of
+	// radius 4 at 11 px from its centre.
+	fill(0, 0, n, n, dark)
+	fill(12, 12, 52, 52, light)
+	centres := [][2]float64{{21, 21}, {43, 21}, {21, 43}, {43, 43}}
+	for _, c := range centres {
+		for y := 0; y < n; y++ {
+			for x := 0; x < n; x++ {
+				if dx, dy := float64(x)+0.5-c[0], float64(y)+0.5-c[1]; dx*dx+dy*dy <= 16 {
+					fill(x, y, x+1, y+1, dark)
+				}
+			}
+		}
+	}
+	fv := faceValue{value: 4, c: candidate{cx: 32, cy: 32, w: 40, h: 40, edge: 40}, pipRing: 4,
+		body: [3]float64{float64(light), float64(light), float64(light)}}
+	for i, c := range centres {
+		fv.pips[i] = [3]float64{c[0], c[1], 4}
+	}
+	if m, e := pipEnclosure(fr, fv); m < 0.9 || e < 1 {
+		t.Errorf("pips on a face: enclosed %.2f, share of pips enclosed %.2f; want about 1, 1", m, e)
+	}
+	// A light cross (arms 14 px wide) on a dark ground: the "pips" are
+	// the dark ground at the four corners of the square round it.
+	fill(0, 0, n, n, dark)
+	fill(25, 12, 39, 52, light)
+	fill(12, 25, 52, 39, light)
+	for i := range fv.pips {
+		fv.pips[i] = [3]float64{}
+	}
+	for i, c := range [][2]float64{{17, 17}, {47, 17}, {17, 47}, {47, 47}} {
+		fv.pips[i] = [3]float64{c[0], c[1], 5}
+	}
+	if _, e := pipEnclosure(fr, fv); e >= minPipsEnclosed {
+		t.Errorf("corners past a cross: share of pips enclosed %.2f, want under %.2f", e, minPipsEnclosed)
+	}
+}
