@@ -61,6 +61,12 @@ func (n *cockNet) params() [][]float32 {
 	return [][]float32{n.w1, n.b1, n.w2, n.b2, n.w3, n.b3, n.w4, n.b4}
 }
 
+// cockNetParams is the number of weights of a cocked net of that shape.
+func cockNetParams(c1, c2, hid int) int {
+	flat := c2*(cockSide/4)*(cockSide/4) + cockExtra
+	return c1*cockChans*9 + c1 + c2*c1*9 + c2 + hid*flat + hid + hid + 1
+}
+
 func allocCockNet(c1, c2, hid int) *cockNet {
 	n := &cockNet{c1: c1, c2: c2, hid: hid}
 	n.w1, n.b1 = make([]float32, c1*cockChans*9), make([]float32, c1)
@@ -82,17 +88,17 @@ func unmarshalCockNet(data []byte) (*cockNet, error) {
 	if err := binary.Read(rd, binary.LittleEndian, sz[:]); err != nil {
 		return nil, fmt.Errorf("vision: cocked net: header: %w", err)
 	}
-	if sz[0] != cockIn || sz[1] == 0 || sz[2] == 0 || sz[3] == 0 || sz[1] > 64 || sz[2] > 64 || sz[3] > 256 {
-		return nil, fmt.Errorf("vision: cocked net: shape %v, want input %d", sz, cockIn)
+	// The shape's bounds are cockScratch's: a net larger than its
+	// buffers could load but never run.
+	if sz[0] != cockIn || sz[1] == 0 || sz[2] == 0 || sz[3] == 0 || sz[1] > cockMaxC1 || sz[2] > cockMaxC2 || sz[3] > cockMaxHid {
+		return nil, fmt.Errorf("vision: cocked net: shape %v, want input %d and at most %d, %d, %d units", sz, cockIn, cockMaxC1, cockMaxC2, cockMaxHid)
 	}
-	n := allocCockNet(int(sz[1]), int(sz[2]), int(sz[3]))
-	want := len(cockMagic) + 16
-	for _, p := range n.params() {
-		want += 4 * len(p)
-	}
-	if len(data) != want {
+	// The length is checked before any room is made for the weights.
+	c1, c2, hid := int(sz[1]), int(sz[2]), int(sz[3])
+	if want := len(cockMagic) + 16 + 4*cockNetParams(c1, c2, hid); len(data) != want {
 		return nil, fmt.Errorf("vision: cocked net: %d bytes, want %d", len(data), want)
 	}
+	n := allocCockNet(c1, c2, hid)
 	for _, p := range n.params() {
 		if err := binary.Read(rd, binary.LittleEndian, p); err != nil {
 			return nil, fmt.Errorf("vision: cocked net: %w", err)
@@ -116,16 +122,24 @@ var builtinCockNet = sync.OnceValues(func() (*cockNet, error) {
 	return unmarshalCockNet(builtinCockNetData)
 })
 
+// The largest cocked net cockScratch has room for (the loader refuses a
+// larger one).
+const (
+	cockMaxC1  = 16
+	cockMaxC2  = 32
+	cockMaxHid = 256
+)
+
 // cockScratch holds one Reader's buffers for the cocked net.
 type cockScratch struct {
 	x          [cockIn + cockExtra]float32
-	a1         [16 * cockSide * cockSide]float32
-	p1         [16 * cockSide * cockSide / 4]float32
-	a2         [32 * cockSide * cockSide / 4]float32
-	p2         [32 * cockSide * cockSide / 16]float32
-	i1, i2     [16 * cockSide * cockSide]int32
-	pad, acc   [32 * (cockSide + 2) * (cockSide + 2)]float32
-	h          [256]float32
+	a1         [cockMaxC1 * cockSide * cockSide]float32
+	p1         [cockMaxC1 * cockSide * cockSide / 4]float32
+	a2         [cockMaxC2 * cockSide * cockSide / 4]float32
+	p2         [cockMaxC2 * cockSide * cockSide / 16]float32
+	i1, i2     [cockMaxC1 * cockSide * cockSide]int32
+	pad, acc   [cockMaxC2 * (cockSide + 2) * (cockSide + 2)]float32
+	h          [cockMaxHid]float32
 	core, dist [cockSide * cockSide]float64
 }
 
@@ -212,9 +226,6 @@ func (s *cockScratch) cockProb(n *cockNet, fr bgrImage, d Detection, off image.P
 
 // forward runs the net on x (the grid, then the scalars).
 func (s *cockScratch) forward(n *cockNet, x []float32) float64 {
-	if n.c1 > 16 || n.c2 > 32 || n.hid > len(s.h) {
-		return 0
-	}
 	const s1 = cockSide / 2
 	conv3(x[:cockIn], cockChans, cockSide, n.w1, n.b1, n.c1, s.a1[:], s.pad[:], s.acc[:])
 	pool2(s.a1[:n.c1*cockSide*cockSide], n.c1, cockSide, s.p1[:], s.i1[:])

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"image"
 	"math"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"testing"
@@ -164,4 +165,88 @@ func TestCockFlatStills(t *testing.T) {
 	if float64(cockedNot) < 0.30*float64(cocked) {
 		t.Errorf("%d of %d cocked dice called not flat, floor 30%%", cockedNot, cocked)
 	}
+}
+
+// marshalCockNet writes n in unmarshalCockNet's format (tests only: the
+// shipped weights are written by tools/cocknet/train.py).
+func marshalCockNet(n *cockNet) []byte {
+	var b bytes.Buffer
+	b.WriteString(cockMagic)
+	binary.Write(&b, binary.LittleEndian, []uint32{cockIn, uint32(n.c1), uint32(n.c2), uint32(n.hid)})
+	for _, p := range n.params() {
+		binary.Write(&b, binary.LittleEndian, p)
+	}
+	return b.Bytes()
+}
+
+// randomCockNet is a cocked net of that shape with normal weights.
+func randomCockNet(c1, c2, hid int, seed uint64) *cockNet {
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	n := allocCockNet(c1, c2, hid)
+	for _, p := range n.params() {
+		for i := range p {
+			p[i] = float32(rng.NormFloat64() * 0.3)
+		}
+	}
+	return n
+}
+
+// TestCockNetShapeBounds: every shape the loader takes runs (forward has
+// room for it in cockScratch), and a larger one is refused. Before, nets
+// of up to 64 and 64 convolution channels loaded and forward returned 0
+// for them: every die called flat, with no error anywhere.
+func TestCockNetShapeBounds(t *testing.T) {
+	var s cockScratch
+	x := make([]float32, cockIn+cockExtra)
+	for i := range x {
+		x[i] = float32(i%7) / 7
+	}
+	for _, sh := range [][3]int{{1, 1, 1}, {cockMaxC1, cockMaxC2, cockMaxHid}} {
+		n, err := unmarshalCockNet(marshalCockNet(randomCockNet(sh[0], sh[1], sh[2], 3)))
+		if err != nil {
+			t.Fatalf("shape %v: %v", sh, err)
+		}
+		if p := s.forward(n, x); !(p > 0 && p < 1) {
+			t.Errorf("shape %v: forward gives %v", sh, p)
+		}
+	}
+	for _, sh := range [][3]int{{cockMaxC1 + 1, 1, 1}, {1, cockMaxC2 + 1, 1}, {1, 1, cockMaxHid + 1}, {64, 64, 256}} {
+		if _, err := unmarshalCockNet(marshalCockNet(randomCockNet(sh[0], sh[1], sh[2], 4))); err == nil {
+			t.Errorf("shape %v: loaded, larger than cockScratch", sh)
+		}
+	}
+}
+
+// FuzzCockNet: unmarshalCockNet on any bytes returns an error or a net
+// whose every weight is finite, which forward runs to a probability, and
+// which marshalCockNet writes back byte for byte (so it took no more room
+// than the data's length asks for); it never panics.
+func FuzzCockNet(f *testing.F) {
+	f.Add(builtinCockNetData)
+	f.Add(marshalCockNet(randomCockNet(1, 1, 1, 5)))
+	f.Add(marshalCockNet(randomCockNet(2, 3, 4, 6)))
+	f.Add([]byte(cockMagic))
+	var s cockScratch
+	x := make([]float32, cockIn+cockExtra)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n, err := unmarshalCockNet(data)
+		if err != nil {
+			return
+		}
+		for _, p := range n.params() {
+			for _, v := range p {
+				if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+					t.Fatalf("weight %v accepted", v)
+				}
+			}
+		}
+		if !bytes.Equal(marshalCockNet(n), data) {
+			t.Fatalf("%d bytes loaded do not write back the same", len(data))
+		}
+		// Finite weights may still overflow to a NaN (cockLook then
+		// keeps the footprint's call); anything else is a probability.
+		if p := s.forward(n, x); p < 0 || p > 1 {
+			t.Fatalf("forward gives %v", p)
+		}
+	})
 }
