@@ -118,9 +118,21 @@ func unmarshalCockNet(data []byte) (*cockNet, error) {
 //go:embed cocknet.bin
 var builtinCockNetData []byte
 
+// builtinCockNet is the cocked net the reader ships with, or nil and why
+// it did not load: Read then keeps the footprint's flat call and caps no
+// value by it. A variable so tests can stand in a failed load.
 var builtinCockNet = sync.OnceValues(func() (*cockNet, error) {
 	return unmarshalCockNet(builtinCockNetData)
 })
+
+// CockNetError is why the cocked net built into the package did not load
+// (nil: it loaded). While it is not nil, Detection.Flat is the
+// footprint's call (flatness against MinFlatness and the reader's own
+// rules) and no value is capped as possibly cocked.
+func CockNetError() error {
+	_, err := builtinCockNet()
+	return err
+}
 
 // The largest cocked net cockScratch has room for (the loader refuses a
 // larger one).
@@ -296,7 +308,13 @@ func (r *Reader) cockLook(fr bgrImage, dets []Detection, off image.Point) {
 	}
 	for i := range dets {
 		d := &dets[i]
-		d.cockP = r.cs.cockProb(n, fr, *d, off, r.cockEdge(*d))
+		p := r.cs.cockProb(n, fr, *d, off, r.cockEdge(*d))
+		if math.IsNaN(p) {
+			// Weights that overflow on this patch: the footprint's
+			// call stands.
+			continue
+		}
+		d.cockP = p
 		if d.keepNotFlat {
 			continue
 		}

@@ -3,6 +3,7 @@ package vision
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"image"
 	"math"
 	"math/rand/v2"
@@ -249,4 +250,69 @@ func FuzzCockNet(f *testing.F) {
 			t.Fatalf("forward gives %v", p)
 		}
 	})
+}
+
+// TestCockNetFallback: when the built-in cocked net did not load, Read
+// says why through CockNetError and gives what it gives with cockOff (the
+// footprint's flat call, no value capped by the net); the shipped net
+// changes some flat calls on the same stills, so the comparison is not
+// empty.
+func TestCockNetFallback(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads generated stills")
+	}
+	read := func() [][]Detection {
+		r := NewReader(ReaderOptions{DiePx: 1, PipSpread: stillPipSpread})
+		defer r.Close()
+		var all [][]Detection
+		for seed := int64(0); seed < 8; seed++ {
+			img, tr, err := scene.Still(seed, scene.StillOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.opts.DiePx = tr.EdgePx
+			dets, err := r.Read(img)
+			img.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, dets)
+		}
+		return all
+	}
+	if err := CockNetError(); err != nil {
+		t.Fatal(err)
+	}
+	withNet := read()
+	cockOff = true
+	off := read()
+	cockOff = false
+	saved := builtinCockNet
+	builtinCockNet = func() (*cockNet, error) { return nil, errors.New("damaged") }
+	failedErr := CockNetError()
+	failed := read()
+	builtinCockNet = saved
+	if failedErr == nil {
+		t.Error("CockNetError is nil for a net that did not load")
+	}
+	changed := 0
+	for k := range off {
+		if len(failed[k]) != len(off[k]) || len(withNet[k]) != len(off[k]) {
+			t.Fatalf("still %d: %d / %d / %d detections", k, len(failed[k]), len(off[k]), len(withNet[k]))
+		}
+		for i, d := range failed[k] {
+			o := off[k][i]
+			if d.Flat != o.Flat || d.Value != o.Value || d.Confidence != o.Confidence || d.cockP != 0 {
+				t.Errorf("still %d die %d: failed net flat %v value %d conf %.2f cockP %.2f, footprint's call flat %v value %d conf %.2f",
+					k, i, d.Flat, d.Value, d.Confidence, d.cockP, o.Flat, o.Value, o.Confidence)
+			}
+			if withNet[k][i].Flat != o.Flat {
+				changed++
+			}
+		}
+	}
+	if changed == 0 {
+		t.Error("the shipped net changed no flat call on these stills: the test shows nothing")
+	}
+	t.Logf("flat calls the shipped net changes: %d", changed)
 }
