@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"io"
 	"math"
 	"slices"
 	"sync"
@@ -99,18 +98,8 @@ func unmarshalCockNet(data []byte) (*cockNet, error) {
 		return nil, fmt.Errorf("vision: cocked net: %d bytes, want %d", len(data), want)
 	}
 	n := allocCockNet(c1, c2, hid)
-	for _, p := range n.params() {
-		if err := binary.Read(rd, binary.LittleEndian, p); err != nil {
-			return nil, fmt.Errorf("vision: cocked net: %w", err)
-		}
-		for _, v := range p {
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return nil, errors.New("vision: cocked net: a weight is not a finite number")
-			}
-		}
-	}
-	if _, err := rd.ReadByte(); err != io.EOF {
-		return nil, errors.New("vision: cocked net: trailing bytes")
+	if err := readWeights(rd, n.params(), "cocked net"); err != nil {
+		return nil, err
 	}
 	return n, nil
 }
@@ -165,21 +154,8 @@ func (s *cockScratch) cockInput(fr bgrImage, cx, cy, edge float64, x []float32) 
 	step := edge * cockSpan / cockSide
 	for j := 0; j < cockSide; j++ {
 		py := cy + (float64(j)+0.5-cockSide/2)*step - 0.5
-		y0 := floorInt(py)
-		fy := py - float64(y0)
-		ya, yb := min(max(y0, 0), fr.h-1), min(max(y0+1, 0), fr.h-1)
 		for i := 0; i < cockSide; i++ {
-			px := cx + (float64(i)+0.5-cockSide/2)*step - 0.5
-			x0 := floorInt(px)
-			fx := px - float64(x0)
-			xa, xb := min(max(x0, 0), fr.w-1), min(max(x0+1, 0), fr.w-1)
-			o00, o10 := (ya*fr.w+xa)*3, (ya*fr.w+xb)*3
-			o01, o11 := (yb*fr.w+xa)*3, (yb*fr.w+xb)*3
-			w00, w10, w01, w11 := (1-fx)*(1-fy), fx*(1-fy), (1-fx)*fy, fx*fy
-			for ch := 0; ch < 3; ch++ {
-				bgr[j*cockSide+i][ch] = float64(fr.pix[o00+ch])*w00 + float64(fr.pix[o10+ch])*w10 +
-					float64(fr.pix[o01+ch])*w01 + float64(fr.pix[o11+ch])*w11
-			}
+			bgr[j*cockSide+i] = fr.bilinear(cx+(float64(i)+0.5-cockSide/2)*step-0.5, py)
 		}
 	}
 	const lo, hi = (cockSide - cockCore) / 2, (cockSide + cockCore) / 2
@@ -197,7 +173,7 @@ func (s *cockScratch) cockInput(fr bgrImage, cx, cy, edge float64, x []float32) 
 	var lm, lv float64
 	for k := 0; k < n; k++ {
 		p := bgr[k]
-		s.dist[k] = math.Abs(p[0]-med[0]) + math.Abs(p[1]-med[1]) + math.Abs(p[2]-med[2])
+		s.dist[k] = colDist(p, med)
 		x[k] = float32(0.114*p[0] + 0.587*p[1] + 0.299*p[2])
 	}
 	core := s.core[:0]

@@ -28,9 +28,6 @@ func pipEnclosure(fr bgrImage, fv faceValue) (mean, enclosedPips float64) {
 		o := (yi*fr.w + xi) * 3
 		return [3]float64{float64(fr.pix[o]), float64(fr.pix[o+1]), float64(fr.pix[o+2])}
 	}
-	dist := func(a, b [3]float64) float64 {
-		return math.Abs(a[0]-b[0]) + math.Abs(a[1]-b[1]) + math.Abs(a[2]-b[2])
-	}
 	for _, p := range fv.pips[:fv.pipRing] {
 		// The pip's colour: the mean of the 3x3 pixels at its centre.
 		var pc [3]float64
@@ -47,7 +44,7 @@ func pipEnclosure(fr bgrImage, fv faceValue) (mean, enclosedPips float64) {
 		for i := 0; i < pipRingSamples; i++ {
 			a := 2 * math.Pi * float64(i) / pipRingSamples
 			c := at(p[0]+rr*math.Cos(a), p[1]+rr*math.Sin(a))
-			if dist(c, fv.body) < dist(c, pc) {
+			if colDist(c, fv.body) < colDist(c, pc) {
 				body++
 			}
 		}
