@@ -284,10 +284,15 @@ func (r *Reader) cockLook(fr bgrImage, dets []Detection, off image.Point) {
 	}
 	for i := range dets {
 		d := &dets[i]
-		p := r.cs.cockProb(n, fr, *d, off, r.cockEdge(*d))
-		if math.IsNaN(p) {
-			// Weights that overflow on this patch: the footprint's
+		edge := r.cockEdge(*d)
+		if !(edge > 0) {
+			// No scale to sample the patch at: the footprint's
 			// call stands.
+			continue
+		}
+		p := r.cs.cockProb(n, fr, *d, off, edge)
+		if math.IsNaN(p) {
+			// Weights that overflow on this patch: likewise.
 			continue
 		}
 		d.cockP = p

@@ -316,3 +316,17 @@ func TestCockNetFallback(t *testing.T) {
 	}
 	t.Logf("flat calls the shipped net changes: %d", changed)
 }
+
+// TestCockLookNoEdge: a detection with no edge to scale the net's patch
+// by keeps the footprint's call. cockProb gives 0 for it, which cockLook
+// took for "flat": a die the footprint called not flat was called flat.
+func TestCockLookNoEdge(t *testing.T) {
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	fr := bgrImage{pix: make([]uint8, 3*64*64), w: 64, h: 64}
+	dets := []Detection{{CX: 32, CY: 32, Flatness: 0.5, SizeRatio: 1, Value: 3, Confidence: 1}}
+	r.cockLook(fr, dets, image.Point{})
+	if dets[0].Flat || dets[0].cockP != 0 {
+		t.Errorf("no edge: flat %v cockP %.2f, want the footprint's not flat kept", dets[0].Flat, dets[0].cockP)
+	}
+}
