@@ -272,6 +272,11 @@ const (
 // changes).
 var cockOff bool
 
+// cockTrace, when set (tests: the net's training export), is called with
+// each detection as the net saw it (its flat call still the footprint's)
+// and the net's input.
+var cockTrace func(d Detection, x []float32)
+
 // cockLook gives each detection the cocked net's probability and calls
 // the die flat or not by it; a value read off a die that may be cocked
 // is not given as sure (a cocked die called flat is read as its side
@@ -294,6 +299,9 @@ func (r *Reader) cockLook(fr bgrImage, dets []Detection, off image.Point) {
 		if math.IsNaN(p) {
 			// Weights that overflow on this patch: likewise.
 			continue
+		}
+		if cockTrace != nil {
+			cockTrace(*d, r.cs.x[:])
 		}
 		d.cockP = p
 		if d.keepNotFlat {
