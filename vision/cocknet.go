@@ -15,10 +15,11 @@ import (
 // The cocked net: a small convolutional net of its own (not the face net)
 // that looks at the square of cockSpan die edges around a read or unread
 // die and gives the probability that the die is cocked (leaning on
-// something, a side face turned up) rather than lying flat. It sees what
-// the flatness score (aspect times fill of the footprint) does not: the
-// side face's band of shaded body colour along one edge, the top face's
-// outline against the body's, the pips' place in it. Two numbers join the
+// something, a side face turned up) rather than lying flat. It is given
+// the pixels round the die so that it can use what the flatness score
+// (aspect times fill of the footprint) leaves out, such as a side face's
+// band of shaded body colour along one edge or the pips' place in the
+// face (what it learnt to use has not been taken apart). Two numbers join the
 // convolutions' output: the footprint's flatness score and the size
 // ratio. It learnt from generated stills only (testdata/cocknet/SOURCE.md).
 const (
