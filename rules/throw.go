@@ -87,8 +87,10 @@ type Die struct {
 	XMM  float64 `json:"x_mm"`
 	YMM  float64 `json:"y_mm"`
 	Zone Zone    `json:"zone"`
-	// Flat is the reader's call that the top face is a flat square;
-	// Flatness is its score (1 is a perfect square seen from above).
+	// Flat is the reader's call that the die lies flat (vision: the
+	// at-rest reader's rules, or the cocked net in Read and ReadRegion);
+	// Flatness is the footprint's squareness score, one input to that
+	// call and not the whole of it (1 is a perfect square seen from above).
 	Flat     bool    `json:"flat"`
 	Flatness float64 `json:"flatness"`
 	// SizeRatio is the apparent top-face size over the expected size at that

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"io"
 	"math"
 	"slices"
 	"sync"
@@ -16,10 +15,11 @@ import (
 // The cocked net: a small convolutional net of its own (not the face net)
 // that looks at the square of cockSpan die edges around a read or unread
 // die and gives the probability that the die is cocked (leaning on
-// something, a side face turned up) rather than lying flat. It sees what
-// the flatness score (aspect times fill of the footprint) does not: the
-// side face's band of shaded body colour along one edge, the top face's
-// outline against the body's, the pips' place in it. Two numbers join the
+// something, a side face turned up) rather than lying flat. It is given
+// the pixels round the die so that it can use what the flatness score
+// (aspect times fill of the footprint) leaves out, such as a side face's
+// band of shaded body colour along one edge or the pips' place in the
+// face (what it learnt to use has not been taken apart). Two numbers join the
 // convolutions' output: the footprint's flatness score and the size
 // ratio. It learnt from generated stills only (testdata/cocknet/SOURCE.md).
 const (
@@ -61,6 +61,12 @@ func (n *cockNet) params() [][]float32 {
 	return [][]float32{n.w1, n.b1, n.w2, n.b2, n.w3, n.b3, n.w4, n.b4}
 }
 
+// cockNetParams is the number of weights of a cocked net of that shape.
+func cockNetParams(c1, c2, hid int) int {
+	flat := c2*(cockSide/4)*(cockSide/4) + cockExtra
+	return c1*cockChans*9 + c1 + c2*c1*9 + c2 + hid*flat + hid + hid + 1
+}
+
 func allocCockNet(c1, c2, hid int) *cockNet {
 	n := &cockNet{c1: c1, c2: c2, hid: hid}
 	n.w1, n.b1 = make([]float32, c1*cockChans*9), make([]float32, c1)
@@ -82,29 +88,19 @@ func unmarshalCockNet(data []byte) (*cockNet, error) {
 	if err := binary.Read(rd, binary.LittleEndian, sz[:]); err != nil {
 		return nil, fmt.Errorf("vision: cocked net: header: %w", err)
 	}
-	if sz[0] != cockIn || sz[1] == 0 || sz[2] == 0 || sz[3] == 0 || sz[1] > 64 || sz[2] > 64 || sz[3] > 256 {
-		return nil, fmt.Errorf("vision: cocked net: shape %v, want input %d", sz, cockIn)
+	// The shape's bounds are cockScratch's: a net larger than its
+	// buffers could load but never run.
+	if sz[0] != cockIn || sz[1] == 0 || sz[2] == 0 || sz[3] == 0 || sz[1] > cockMaxC1 || sz[2] > cockMaxC2 || sz[3] > cockMaxHid {
+		return nil, fmt.Errorf("vision: cocked net: shape %v, want input %d and at most %d, %d, %d units", sz, cockIn, cockMaxC1, cockMaxC2, cockMaxHid)
 	}
-	n := allocCockNet(int(sz[1]), int(sz[2]), int(sz[3]))
-	want := len(cockMagic) + 16
-	for _, p := range n.params() {
-		want += 4 * len(p)
-	}
-	if len(data) != want {
+	// The length is checked before any room is made for the weights.
+	c1, c2, hid := int(sz[1]), int(sz[2]), int(sz[3])
+	if want := len(cockMagic) + 16 + 4*cockNetParams(c1, c2, hid); len(data) != want {
 		return nil, fmt.Errorf("vision: cocked net: %d bytes, want %d", len(data), want)
 	}
-	for _, p := range n.params() {
-		if err := binary.Read(rd, binary.LittleEndian, p); err != nil {
-			return nil, fmt.Errorf("vision: cocked net: %w", err)
-		}
-		for _, v := range p {
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return nil, errors.New("vision: cocked net: a weight is not a finite number")
-			}
-		}
-	}
-	if _, err := rd.ReadByte(); err != io.EOF {
-		return nil, errors.New("vision: cocked net: trailing bytes")
+	n := allocCockNet(c1, c2, hid)
+	if err := readWeights(rd, n.params(), "cocked net"); err != nil {
+		return nil, err
 	}
 	return n, nil
 }
@@ -112,20 +108,40 @@ func unmarshalCockNet(data []byte) (*cockNet, error) {
 //go:embed cocknet.bin
 var builtinCockNetData []byte
 
+// builtinCockNet is the cocked net the reader ships with, or nil and why
+// it did not load: Read then keeps the footprint's flat call and caps no
+// value by it. A variable so tests can stand in a failed load.
 var builtinCockNet = sync.OnceValues(func() (*cockNet, error) {
 	return unmarshalCockNet(builtinCockNetData)
 })
 
+// CockNetError is why the cocked net built into the package did not load
+// (nil: it loaded). While it is not nil, Detection.Flat is the
+// footprint's call (flatness against MinFlatness and the reader's own
+// rules) and no value is capped as possibly cocked.
+func CockNetError() error {
+	_, err := builtinCockNet()
+	return err
+}
+
+// The largest cocked net cockScratch has room for (the loader refuses a
+// larger one).
+const (
+	cockMaxC1  = 16
+	cockMaxC2  = 32
+	cockMaxHid = 256
+)
+
 // cockScratch holds one Reader's buffers for the cocked net.
 type cockScratch struct {
 	x          [cockIn + cockExtra]float32
-	a1         [16 * cockSide * cockSide]float32
-	p1         [16 * cockSide * cockSide / 4]float32
-	a2         [32 * cockSide * cockSide / 4]float32
-	p2         [32 * cockSide * cockSide / 16]float32
-	i1, i2     [16 * cockSide * cockSide]int32
-	pad, acc   [32 * (cockSide + 2) * (cockSide + 2)]float32
-	h          [256]float32
+	a1         [cockMaxC1 * cockSide * cockSide]float32
+	p1         [cockMaxC1 * cockSide * cockSide / 4]float32
+	a2         [cockMaxC2 * cockSide * cockSide / 4]float32
+	p2         [cockMaxC2 * cockSide * cockSide / 16]float32
+	i1, i2     [cockMaxC1 * cockSide * cockSide]int32
+	pad, acc   [cockMaxC2 * (cockSide + 2) * (cockSide + 2)]float32
+	h          [cockMaxHid]float32
 	core, dist [cockSide * cockSide]float64
 }
 
@@ -139,21 +155,8 @@ func (s *cockScratch) cockInput(fr bgrImage, cx, cy, edge float64, x []float32) 
 	step := edge * cockSpan / cockSide
 	for j := 0; j < cockSide; j++ {
 		py := cy + (float64(j)+0.5-cockSide/2)*step - 0.5
-		y0 := floorInt(py)
-		fy := py - float64(y0)
-		ya, yb := min(max(y0, 0), fr.h-1), min(max(y0+1, 0), fr.h-1)
 		for i := 0; i < cockSide; i++ {
-			px := cx + (float64(i)+0.5-cockSide/2)*step - 0.5
-			x0 := floorInt(px)
-			fx := px - float64(x0)
-			xa, xb := min(max(x0, 0), fr.w-1), min(max(x0+1, 0), fr.w-1)
-			o00, o10 := (ya*fr.w+xa)*3, (ya*fr.w+xb)*3
-			o01, o11 := (yb*fr.w+xa)*3, (yb*fr.w+xb)*3
-			w00, w10, w01, w11 := (1-fx)*(1-fy), fx*(1-fy), (1-fx)*fy, fx*fy
-			for ch := 0; ch < 3; ch++ {
-				bgr[j*cockSide+i][ch] = float64(fr.pix[o00+ch])*w00 + float64(fr.pix[o10+ch])*w10 +
-					float64(fr.pix[o01+ch])*w01 + float64(fr.pix[o11+ch])*w11
-			}
+			bgr[j*cockSide+i] = fr.bilinear(cx+(float64(i)+0.5-cockSide/2)*step-0.5, py)
 		}
 	}
 	const lo, hi = (cockSide - cockCore) / 2, (cockSide + cockCore) / 2
@@ -171,7 +174,7 @@ func (s *cockScratch) cockInput(fr bgrImage, cx, cy, edge float64, x []float32) 
 	var lm, lv float64
 	for k := 0; k < n; k++ {
 		p := bgr[k]
-		s.dist[k] = math.Abs(p[0]-med[0]) + math.Abs(p[1]-med[1]) + math.Abs(p[2]-med[2])
+		s.dist[k] = colDist(p, med)
 		x[k] = float32(0.114*p[0] + 0.587*p[1] + 0.299*p[2])
 	}
 	core := s.core[:0]
@@ -212,9 +215,6 @@ func (s *cockScratch) cockProb(n *cockNet, fr bgrImage, d Detection, off image.P
 
 // forward runs the net on x (the grid, then the scalars).
 func (s *cockScratch) forward(n *cockNet, x []float32) float64 {
-	if n.c1 > 16 || n.c2 > 32 || n.hid > len(s.h) {
-		return 0
-	}
 	const s1 = cockSide / 2
 	conv3(x[:cockIn], cockChans, cockSide, n.w1, n.b1, n.c1, s.a1[:], s.pad[:], s.acc[:])
 	pool2(s.a1[:n.c1*cockSide*cockSide], n.c1, cockSide, s.p1[:], s.i1[:])
@@ -273,6 +273,11 @@ const (
 // changes).
 var cockOff bool
 
+// cockTrace, when set (tests: the net's training export), is called with
+// each detection as the net saw it (its flat call still the footprint's)
+// and the net's input.
+var cockTrace func(d Detection, x []float32)
+
 // cockLook gives each detection the cocked net's probability and calls
 // the die flat or not by it; a value read off a die that may be cocked
 // is not given as sure (a cocked die called flat is read as its side
@@ -285,7 +290,21 @@ func (r *Reader) cockLook(fr bgrImage, dets []Detection, off image.Point) {
 	}
 	for i := range dets {
 		d := &dets[i]
-		d.cockP = r.cs.cockProb(n, fr, *d, off, r.cockEdge(*d))
+		edge := r.cockEdge(*d)
+		if !(edge > 0) {
+			// No scale to sample the patch at: the footprint's
+			// call stands.
+			continue
+		}
+		p := r.cs.cockProb(n, fr, *d, off, edge)
+		if math.IsNaN(p) {
+			// Weights that overflow on this patch: likewise.
+			continue
+		}
+		if cockTrace != nil {
+			cockTrace(*d, r.cs.x[:])
+		}
+		d.cockP = p
 		if d.keepNotFlat {
 			continue
 		}

@@ -3,6 +3,7 @@ package vision
 import (
 	"bufio"
 	"encoding/binary"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,8 +17,8 @@ import (
 // the net's input (grid and scalars), then label (1 cocked), mode (1
 // calibrated), group (0 clean, 1 cocked, 2 stacked, 3 under a stack, 4
 // blurred, 5 a real photo's die, 6 a detection matching no die), seed,
-// die index, the die's tilt, the reader's Flat, value, true value,
-// confidence.
+// die index, the die's tilt, the footprint's flat call (as the net
+// saw the die), value, true value, confidence.
 const cockRowLen = cockIn + cockExtra + 10
 
 // TestCockNetExport writes the cocked net's inputs for every detection
@@ -26,7 +27,39 @@ const cockRowLen = cockIn + cockExtra + 10
 // tools/cocknet/train.py:
 //
 //	DICEWATCH_COCK_EXPORT=/tmp/ck.bin DICEWATCH_STILLS=2000 DICEWATCH_STILL_FIRST=22000 go test -count=1 -run CockNetExport -v -timeout 60m ./vision/
+//
+// cockSeen is a detection's input to the cocked net and its flat call
+// before the net's, as cockLook saw them.
+type cockSeen struct {
+	x    [cockIn + cockExtra]float32
+	flat bool
+}
+
+// readCockInputs reads img with r and returns the detections and, by
+// centre, what the cocked net saw of each it ran on. The inputs are taken
+// inside Read: rules after cockLook (relativeSize, without a known size)
+// change a detection's SizeRatio, and a row rebuilt from the detection
+// Read returns is not the net's input.
+func readCockInputs(r *Reader, img gocv.Mat) ([]Detection, map[[2]float64]cockSeen, error) {
+	seen := map[[2]float64]cockSeen{}
+	cockTrace = func(d Detection, x []float32) {
+		var c cockSeen
+		copy(c.x[:], x)
+		c.flat = d.Flat
+		seen[[2]float64{d.CX, d.CY}] = c
+	}
+	defer func() { cockTrace = nil }()
+	dets, err := r.Read(img)
+	return dets, seen, err
+}
+
 func TestCockNetExport(t *testing.T) {
+	b2f := func(b bool) float32 {
+		if b {
+			return 1
+		}
+		return 0
+	}
 	path := os.Getenv("DICEWATCH_COCK_EXPORT")
 	if path == "" {
 		t.Skip("DICEWATCH_COCK_EXPORT not set")
@@ -38,23 +71,18 @@ func TestCockNetExport(t *testing.T) {
 	defer f.Close()
 	w := bufio.NewWriter(f)
 	defer w.Flush()
-	var sc cockScratch
 	row := make([]float32, cockRowLen)
-	put := func(r *Reader, d Detection, meta [10]float32) {
-		pix, _ := r.frame.DataPtrUint8()
-		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
-		sc.cockInput(fr, d.CX, d.CY, r.cockEdge(d), row[:cockIn])
-		row[cockIn], row[cockIn+1] = cockScalars(d)
+	put := func(seen map[[2]float64]cockSeen, d Detection, meta [10]float32) {
+		c, ok := seen[[2]float64{d.CX, d.CY}]
+		if !ok {
+			return // the net did not run on it
+		}
+		copy(row, c.x[:])
+		meta[6] = b2f(c.flat)
 		copy(row[cockIn+cockExtra:], meta[:])
 		if err := binary.Write(w, binary.LittleEndian, row); err != nil {
 			t.Fatal(err)
 		}
-	}
-	b2f := func(b bool) float32 {
-		if b {
-			return 1
-		}
-		return 0
 	}
 	if os.Getenv("DICEWATCH_COCK_EXPORT_PHOTOS") == "1" {
 		for _, set := range []string{"byler_d6", "matteo_webcam"} {
@@ -62,12 +90,12 @@ func TestCockNetExport(t *testing.T) {
 			r := NewReader(ReaderOptions{})
 			for _, name := range ps.images {
 				img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-				dets, err := r.Read(img)
+				dets, seen, err := readCockInputs(r, img)
 				if err != nil {
 					t.Fatal(err)
 				}
 				for _, d := range dets {
-					put(r, d, [10]float32{0, 0, 5, 0, 0, 0, b2f(d.Flat), float32(d.Value), 0, float32(d.Confidence)})
+					put(seen, d, [10]float32{0, 0, 5, 0, 0, 0, b2f(d.Flat), float32(d.Value), 0, float32(d.Confidence)})
 				}
 				img.Close()
 			}
@@ -92,7 +120,7 @@ func TestCockNetExport(t *testing.T) {
 				cal.opts.DiePx = tr.EdgePx
 				r = cal
 			}
-			dets, err := r.Read(img)
+			dets, seen, err := readCockInputs(r, img)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,9 +139,61 @@ func TestCockNetExport(t *testing.T) {
 					meta[0] = b2f(grp == 1)
 					meta[2], meta[4], meta[5], meta[8] = grp, float32(i), float32(g.TiltDeg), float32(g.Value)
 				}
-				put(r, d, meta)
+				put(seen, d, meta)
 			}
 		}
 		img.Close()
 	}
+}
+
+// TestCockExportInputs: the export's rows are the net's inputs in Read.
+// On uncalibrated stills the net's output on each row must be the die's
+// cockP; a row rebuilt from the detection Read returns (as the export
+// did) is not, for dice relativeSize sized after the net ran.
+func TestCockExportInputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads generated stills")
+	}
+	n, err := builtinCockNet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	var sc cockScratch
+	checked, rebuiltOff := 0, 0
+	for seed := int64(0); seed < 6; seed++ {
+		img, _, err := scene.Still(seed, scene.StillOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dets, seen, err := readCockInputs(r, img)
+		img.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pix, _ := r.frame.DataPtrUint8()
+		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+		for _, d := range dets {
+			c, ok := seen[[2]float64{d.CX, d.CY}]
+			if !ok {
+				continue
+			}
+			checked++
+			x := c.x
+			if p := sc.forward(n, x[:]); math.Abs(p-d.cockP) > 1e-9 {
+				t.Errorf("still %d die at %.0f,%.0f: net on the exported row %.4f, in Read %.4f", seed, d.CX, d.CY, p, d.cockP)
+			}
+			var y [cockIn + cockExtra]float32
+			sc.cockInput(fr, d.CX, d.CY, r.cockEdge(d), y[:cockIn])
+			y[cockIn], y[cockIn+1] = cockScalars(d)
+			if p := sc.forward(n, y[:]); math.Abs(p-d.cockP) > 1e-6 {
+				rebuiltOff++
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("the net ran on no detection")
+	}
+	t.Logf("%d detections; a row rebuilt after Read is off for %d", checked, rebuiltOff)
 }

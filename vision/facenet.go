@@ -306,20 +306,30 @@ func unmarshalFaceNet(data []byte) (*faceNet, error) {
 		return nil, fmt.Errorf("vision: face net: %d bytes, want %d for shape %v", len(data), want, sz[1:])
 	}
 	n := allocFaceNetOut(int(sz[1]), int(sz[2]), int(sz[3]), nout)
-	for _, p := range n.params() {
+	if err := readWeights(rd, n.params(), "face net"); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// readWeights fills params from rd, little-endian float32s in turn, and
+// then wants rd at its end: a short read, a weight that is not a finite
+// number or bytes left over are an error naming what (the net).
+func readWeights(rd *bytes.Reader, params [][]float32, what string) error {
+	for _, p := range params {
 		if err := binary.Read(rd, binary.LittleEndian, p); err != nil {
-			return nil, fmt.Errorf("vision: face net: %w", err)
+			return fmt.Errorf("vision: %s: %w", what, err)
 		}
 		for _, v := range p {
 			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return nil, errors.New("vision: face net: a weight is not a finite number")
+				return fmt.Errorf("vision: %s: a weight is not a finite number", what)
 			}
 		}
 	}
 	if _, err := rd.ReadByte(); err != io.EOF {
-		return nil, errors.New("vision: face net: trailing bytes")
+		return fmt.Errorf("vision: %s: trailing bytes", what)
 	}
-	return n, nil
+	return nil
 }
 
 // netAct holds one sample's activations (and, in training, gradients).
@@ -538,6 +548,24 @@ func turnInput(x, dst []float32, k int) {
 	}
 }
 
+// bilinear is the frame's colour (BGR) at (px, py), pixel centres at
+// whole numbers, the frame's edge pixels standing in past its border.
+func (fr bgrImage) bilinear(px, py float64) (c [3]float64) {
+	x0, y0 := floorInt(px), floorInt(py)
+	fx, fy := px-float64(x0), py-float64(y0)
+	xa, xb := min(max(x0, 0), fr.w-1), min(max(x0+1, 0), fr.w-1)
+	ya, yb := min(max(y0, 0), fr.h-1), min(max(y0+1, 0), fr.h-1)
+	o00, o10 := (ya*fr.w+xa)*3, (ya*fr.w+xb)*3
+	o01, o11 := (yb*fr.w+xa)*3, (yb*fr.w+xb)*3
+	w00, w10 := (1-fx)*(1-fy), fx*(1-fy)
+	w01, w11 := (1-fx)*fy, fx*fy
+	for ch := 0; ch < 3; ch++ {
+		c[ch] = float64(fr.pix[o00+ch])*w00 + float64(fr.pix[o10+ch])*w10 +
+			float64(fr.pix[o01+ch])*w01 + float64(fr.pix[o11+ch])*w11
+	}
+	return c
+}
+
 // netInput samples the square of netSpan times the candidate's rectangle
 // around its centre, turned as the candidate, into x: the first channel
 // is each sample's colour distance from the body's colour (the median of
@@ -552,20 +580,7 @@ func (s *netScratch) netInput(fr bgrImage, c candidate, x []float32) {
 		v := ((float64(j)+0.5)/netSide - 0.5) * c.h * netSpan
 		for i := 0; i < netSide; i++ {
 			u := ((float64(i)+0.5)/netSide - 0.5) * c.w * netSpan
-			px := c.cx + u*co - v*si - 0.5
-			py := c.cy + u*si + v*co - 0.5
-			x0, y0 := floorInt(px), floorInt(py)
-			fx, fy := px-float64(x0), py-float64(y0)
-			xa, xb := min(max(x0, 0), fr.w-1), min(max(x0+1, 0), fr.w-1)
-			ya, yb := min(max(y0, 0), fr.h-1), min(max(y0+1, 0), fr.h-1)
-			o00, o10 := (ya*fr.w+xa)*3, (ya*fr.w+xb)*3
-			o01, o11 := (yb*fr.w+xa)*3, (yb*fr.w+xb)*3
-			w00, w10 := (1-fx)*(1-fy), fx*(1-fy)
-			w01, w11 := (1-fx)*fy, fx*fy
-			for ch := 0; ch < 3; ch++ {
-				bgr[j*netSide+i][ch] = float64(fr.pix[o00+ch])*w00 + float64(fr.pix[o10+ch])*w10 +
-					float64(fr.pix[o01+ch])*w01 + float64(fr.pix[o11+ch])*w11
-			}
+			bgr[j*netSide+i] = fr.bilinear(c.cx+u*co-v*si-0.5, c.cy+u*si+v*co-0.5)
 		}
 	}
 	// The body's colour: the per-channel median of the inner part (the
@@ -587,7 +602,7 @@ func (s *netScratch) netInput(fr bgrImage, c candidate, x []float32) {
 	inner := 0
 	for k := 0; k < n; k++ {
 		p := bgr[k]
-		s.dist[k] = math.Abs(p[0]-med[0]) + math.Abs(p[1]-med[1]) + math.Abs(p[2]-med[2])
+		s.dist[k] = colDist(p, med)
 		l := 0.114*p[0] + 0.587*p[1] + 0.299*p[2]
 		x[n+k] = float32(l)
 		if i, j := k%netSide, k/netSide; i >= netInner && i < netSide-netInner && j >= netInner && j < netSide-netInner {

@@ -6,6 +6,16 @@ import "math"
 // around each pip.
 const pipRingSamples = 16
 
+// pipRingDirs are the unit steps to pipEnclosure's ring points, worked
+// out once rather than for every pip of every value checked.
+var pipRingDirs = func() (d [pipRingSamples][2]float64) {
+	for i := range d {
+		a := 2 * math.Pi * float64(i) / pipRingSamples
+		d[i] = [2]float64{math.Cos(a), math.Sin(a)}
+	}
+	return d
+}()
+
 // pipEnclosure measures how far the body closes round each pip fv's
 // value was read from. Paint on a die's face is a blob the body surrounds
 // on every side; the "pips" a blank patch of print or floor offers (the
@@ -28,9 +38,6 @@ func pipEnclosure(fr bgrImage, fv faceValue) (mean, enclosedPips float64) {
 		o := (yi*fr.w + xi) * 3
 		return [3]float64{float64(fr.pix[o]), float64(fr.pix[o+1]), float64(fr.pix[o+2])}
 	}
-	dist := func(a, b [3]float64) float64 {
-		return math.Abs(a[0]-b[0]) + math.Abs(a[1]-b[1]) + math.Abs(a[2]-b[2])
-	}
 	for _, p := range fv.pips[:fv.pipRing] {
 		// The pip's colour: the mean of the 3x3 pixels at its centre.
 		var pc [3]float64
@@ -44,10 +51,9 @@ func pipEnclosure(fr bgrImage, fv faceValue) (mean, enclosedPips float64) {
 		}
 		rr := max(1.6*p[2], p[2]+1.5)
 		body := 0
-		for i := 0; i < pipRingSamples; i++ {
-			a := 2 * math.Pi * float64(i) / pipRingSamples
-			c := at(p[0]+rr*math.Cos(a), p[1]+rr*math.Sin(a))
-			if dist(c, fv.body) < dist(c, pc) {
+		for _, u := range pipRingDirs {
+			c := at(p[0]+rr*u[0], p[1]+rr*u[1])
+			if colDist(c, fv.body) < colDist(c, pc) {
 				body++
 			}
 		}

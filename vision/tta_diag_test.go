@@ -267,7 +267,7 @@ func TestTTADiag(t *testing.T) {
 		return
 	}
 	var st []ttaDie
-	readStillsR(t, func(r *Reader, seed int64, mode string, img gocv.Mat, tr scene.StillTruth, dets []Detection) {
+	readStillsR(t, func() {}, func(r *Reader, seed int64, mode string, img gocv.Mat, tr scene.StillTruth, dets []Detection) {
 		pairs := matchStill(tr.Dice, dets)
 		var keep [][2]int
 		for _, p := range pairs {
@@ -284,36 +284,5 @@ func TestTTADiag(t *testing.T) {
 	})
 	for _, mode := range []string{"cal", "plain"} {
 		ttaTable(t, "stills "+mode, st, vs, func(d *ttaDie) bool { return strings.HasPrefix(d.set, mode) })
-	}
-}
-
-// readStillsR is readStills with the Reader that read each still.
-func readStillsR(t *testing.T, visit func(r *Reader, seed int64, mode string, img gocv.Mat, tr scene.StillTruth, dets []Detection)) {
-	plain := NewReader(ReaderOptions{})
-	defer plain.Close()
-	cal := NewReader(ReaderOptions{DiePx: 1})
-	defer cal.Close()
-	n := stillCount(t, defaultStills)
-	first := stillFirst(t)
-	for seed := first; seed < first+int64(n); seed++ {
-		img, tr, err := scene.Still(seed, scene.StillOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		coverByStacked(tr.Dice)
-		for _, mode := range []string{"cal", "plain"} {
-			r := plain
-			if mode == "cal" {
-				cal.opts.DiePx = tr.EdgePx
-				r = cal
-			}
-			dets, err := r.Read(img)
-			if err != nil {
-				img.Close()
-				t.Fatal(err)
-			}
-			visit(r, seed, mode, img, tr, dets)
-		}
-		img.Close()
 	}
 }

@@ -46,6 +46,15 @@ func stillFirst(t *testing.T) int64 {
 // count.
 func readStills(t *testing.T, before func(), visit func(seed int64, mode string, img gocv.Mat, tr scene.StillTruth, dets []Detection)) (first int64, n int) {
 	t.Helper()
+	return readStillsR(t, before, func(_ *Reader, seed int64, mode string, img gocv.Mat, tr scene.StillTruth, dets []Detection) {
+		visit(seed, mode, img, tr, dets)
+	})
+}
+
+// readStillsR is readStills that also gives visit the Reader that read
+// the still (its frame and scratch as the read left them).
+func readStillsR(t *testing.T, before func(), visit func(r *Reader, seed int64, mode string, img gocv.Mat, tr scene.StillTruth, dets []Detection)) (first int64, n int) {
+	t.Helper()
 	plain := NewReader(ReaderOptions{})
 	defer plain.Close()
 	cal := NewReader(ReaderOptions{DiePx: 1})
@@ -70,7 +79,7 @@ func readStills(t *testing.T, before func(), visit func(seed int64, mode string,
 				img.Close()
 				t.Fatal(err)
 			}
-			visit(seed, mode, img, tr, dets)
+			visit(r, seed, mode, img, tr, dets)
 		}
 		img.Close()
 	}

@@ -35,6 +35,9 @@ type readError struct {
 // a failed load.
 var faceNetError = vision.FaceNetError
 
+// cockNetError is vision.CockNetError, likewise.
+var cockNetError = vision.CockNetError
+
 // cmdRead prints the dice found in still photos:
 // dicewatch read [--json] [--die-px N] IMAGE...
 func cmdRead(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -58,6 +61,9 @@ func cmdRead(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// The reader still reads, with its pip cues alone; say so, as its
 		// figures are not the README's without the net.
 		fmt.Fprintf(stderr, "dicewatch read: warning: the built-in face net did not load, reading without it: %v\n", err)
+	}
+	if err := cockNetError(); err != nil {
+		fmt.Fprintf(stderr, "dicewatch read: warning: the built-in cocked net did not load, flat is the footprint's call: %v\n", err)
 	}
 	rd := vision.NewReader(vision.ReaderOptions{DiePx: *diePx})
 	defer rd.Close()

@@ -42,3 +42,25 @@ func TestReadWarnsWithoutFaceNet(t *testing.T) {
 		}
 	}
 }
+
+// TestReadWarnsWithoutCockNet: when the built-in cocked net did not load,
+// `dicewatch read` says so on stderr and still reads.
+func TestReadWarnsWithoutCockNet(t *testing.T) {
+	photo := "../../testdata/photos/byler_d6/images/IMG_20191208_111228.jpg"
+	for _, broken := range []bool{false, true} {
+		saved := cockNetError
+		if broken {
+			cockNetError = func() error { return errors.New("damaged cocked net") }
+		}
+		var out, errOut bytes.Buffer
+		code := cmdRead([]string{"--json", photo}, nil, &out, &errOut)
+		cockNetError = saved
+		if code != 0 {
+			t.Fatalf("broken=%v: exit %d, want 0", broken, code)
+		}
+		warned := strings.Contains(errOut.String(), "cocked net did not load") && strings.Contains(errOut.String(), "damaged cocked net")
+		if warned != broken {
+			t.Errorf("broken=%v: stderr %q", broken, errOut.String())
+		}
+	}
+}

@@ -238,6 +238,9 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 	if err := faceNetError(); err != nil {
 		log.Warn("the built-in face net did not load; frames read without an empty-table background are read without it", "err", err)
 	}
+	if err := cockNetError(); err != nil {
+		log.Warn("the built-in cocked net did not load; frames read without an empty-table background take the footprint's flat call", "err", err)
+	}
 	g.Go(func() error {
 		defer close(visionDone)
 		return vision.RunPipeline(gctx, vision.PipelineConfig{
