@@ -140,3 +140,90 @@ func TestPipEnclosure(t *testing.T) {
 		t.Errorf("corners past a cross: share of pips enclosed %.2f, want under %.2f", e, minPipsEnclosed)
 	}
 }
+
+// printedPhantoms: tuning stills 0..199 read without a known size, each a
+// die's picture printed on the felt (a light outline with light dots,
+// the felt showing inside) given a value at 0.85 before the printed
+// outline rule (printedLook).
+var printedPhantoms = []phantomStill{
+	{3, false, image.Rect(197, 264, 281, 349), "a printed 1 on red felt, read 1"},
+	{34, false, image.Rect(428, 76, 503, 149), "a printed 3 on dark felt, read 3"},
+	{94, false, image.Rect(122, 48, 182, 108), "a printed 2 on dark felt, read 2"},
+	{114, false, image.Rect(211, 4, 276, 72), "a printed 4 on blue felt, read 4"},
+	{157, false, image.Rect(203, 331, 285, 413), "a printed 4 on green felt, read 4"},
+	{197, false, image.Rect(399, 304, 477, 384), "a printed 5 on red felt, read 5"},
+}
+
+// TestPrintedOutlineStills: each printed die's picture must give no value
+// at the rules' minimum confidence, and does without the rule (the stills
+// keep testing it).
+func TestPrintedOutlineStills(t *testing.T) {
+	for _, ph := range printedPhantoms {
+		v, conf := readPhantomStill(t, ph)
+		if v > 0 && conf >= 0.8 {
+			t.Errorf("still %d %s: value %d at %.2f where no die lies", ph.seed, ph.what, v, conf)
+		}
+		outlineOff = true
+		v0, conf0 := readPhantomStill(t, ph)
+		outlineOff = false
+		if v0 == 0 || conf0 < 0.8 {
+			t.Errorf("still %d %s: no value at 0.8 without the printed outline rule (%d at %.2f): the still no longer tests it", ph.seed, ph.what, v0, conf0)
+		}
+	}
+}
+
+// TestPrintedOutline checks the measure on drawn faces: a light outline
+// with light dots on dark felt (the felt inside) is outlined all round;
+// a light die with dark pips on the same felt, with a dark shadow along
+// two sides, is not.
+func TestPrintedOutline(t *testing.T) {
+	const n = 96
+	felt, light, shade := [3]byte{30, 90, 30}, [3]byte{225, 225, 225}, [3]byte{15, 40, 15}
+	pix := make([]byte, n*n*3)
+	fill := func(x0, y0, x1, y1 int, c [3]byte) {
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				copy(pix[(y*n+x)*3:], c[:])
+			}
+		}
+	}
+	disc := func(cx, cy, r float64, c [3]byte) {
+		for y := 0; y < n; y++ {
+			for x := 0; x < n; x++ {
+				if dx, dy := float64(x)+0.5-cx, float64(y)+0.5-cy; dx*dx+dy*dy <= r*r {
+					fill(x, y, x+1, y+1, c)
+				}
+			}
+		}
+	}
+	fr := bgrImage{pix: pix, w: n, h: n}
+	centres := [][2]float64{{36, 36}, {60, 36}, {36, 60}, {60, 60}}
+	fv := faceValue{value: 4, c: candidate{cx: 48, cy: 48, w: 44, h: 44, edge: 44}, pipRing: 4}
+	for i, c := range centres {
+		fv.pips[i] = [3]float64{c[0], c[1], 4}
+	}
+	// The picture: a 3 px light outline round a 44 px square, the felt
+	// inside, four light dots.
+	fill(0, 0, n, n, felt)
+	fill(26, 26, 70, 70, light)
+	fill(29, 29, 67, 67, felt)
+	for _, c := range centres {
+		disc(c[0], c[1], 4, light)
+	}
+	fv.body = [3]float64{float64(felt[0]), float64(felt[1]), float64(felt[2])}
+	if o := printedOutline(fr, fv); o < maxOutlined {
+		t.Errorf("printed picture: outlined %.2f, want at least %.2f", o, maxOutlined)
+	}
+	// The die: a light body, dark pips, a dark shadow 4 px wide past its
+	// right and bottom edges, on the felt.
+	fill(0, 0, n, n, felt)
+	fill(30, 30, 74, 74, shade)
+	fill(26, 26, 70, 70, light)
+	for _, c := range centres {
+		disc(c[0], c[1], 4, shade)
+	}
+	fv.body = [3]float64{float64(light[0]), float64(light[1]), float64(light[2])}
+	if o := printedOutline(fr, fv); o >= maxOutlined {
+		t.Errorf("a die with its shadow: outlined %.2f, want under %.2f", o, maxOutlined)
+	}
+}

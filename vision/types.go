@@ -46,6 +46,9 @@ type Detection struct {
 	// pipOff is how far the counted pips' centre lies from the face's
 	// centre, in die edges (the at-rest reader; 0 when no value was read).
 	pipOff float64
+	// outlined is printedOutline's share for the value check last kept
+	// (0 when none): see printedLook.
+	outlined float64
 	// sideOut is, for a face the at-rest reader could not read, how much
 	// of what stands out lies past a square of the expected die size
 	// placed on it, in die areas (see restDie.sideOut).

@@ -293,7 +293,10 @@ type checkInfo struct {
 	// pip of the value; enclosedPips: the share of its pips whose ring is
 	// at least half body (pipEnclosure; 1 when no pip was placed).
 	enclosed, enclosedPips float64
-	reason                 string
+	// outlined: the share of rays from the face that cross a thin stroke
+	// of the pips' colour into the body's colour again (printedOutline).
+	outlined float64
+	reason   string
 }
 
 // checkTrace, when set (tests), is called with every value checked.
@@ -331,6 +334,7 @@ func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
 	}
 	r.lastPipOff, r.lastColSpread = ci.pipOff, ci.colSpread
 	ci.enclosed, ci.enclosedPips = pipEnclosure(fr, fv)
+	ci.outlined = printedOutline(fr, fv)
 	switch {
 	case ci.pipRel > 0 && ci.pipRel < minPipRel:
 		ci.reason = "layout smaller than the die's"
@@ -341,6 +345,11 @@ func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
 	}
 	if checkTrace != nil {
 		checkTrace(d, ci)
+	}
+	if ci.reason == "" {
+		// Kept for printedLook, which withholds the value once the
+		// frame's other looks are done.
+		d.outlined = ci.outlined
 	}
 	return ci.reason == ""
 }
