@@ -5,7 +5,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 
 	"gocv.io/x/gocv"
@@ -99,5 +98,4 @@ func TestOutlineDiag(t *testing.T) {
 		}
 		img.Close()
 	}
-	_ = sort.Ints
 }
