@@ -97,7 +97,9 @@ var strokeRayDirs = func() (d [strokeRays][2]float64) {
 // out; a ray counts when, past the body, it meets a run of pixels nearer
 // the pips' colour than the body's no longer than a quarter of the face's
 // edge, followed by pixels nearer the body's colour again. It returns the
-// share of the rays that do (0 when no pip was placed).
+// share of the rays that do (0 when no pip was placed); once too many
+// rays fail for the share to reach maxOutlined it stops casting them, and
+// the share returned is of those cast so far, over all rays.
 func printedOutline(fr bgrImage, fv faceValue) float64 {
 	if fv.pipRing == 0 || fv.c.edge <= 0 {
 		return 0
@@ -132,10 +134,17 @@ func printedOutline(fr bgrImage, fv faceValue) float64 {
 	// A pixel is of the pips' (the body's) colour when it lies within
 	// strokeColTol of the pips' contrast with the body of that colour.
 	tol := strokeColTol * colDist(pc, fv.body)
-	hit := 0
+	hit, miss := 0, 0
+	// Past this many rays that do not count, the share cannot reach
+	// maxOutlined: the rest are not cast (most faces, a die's, stop
+	// there).
+	maxMiss := int(math.Floor((1 - maxOutlined) * strokeRays))
 	for _, u := range strokeRayDirs {
+		if miss > maxMiss {
+			break
+		}
 		// The ray counts when a run of pip colour no longer than
-		// maxRun is followed, within two pixels, by the body's colour.
+		// maxRun is followed, within three pixels, by the body's colour.
 		run, after := 0.0, 0.0
 		found := false
 		for s := start; s <= end; s++ {
@@ -156,6 +165,8 @@ func printedOutline(fr bgrImage, fv faceValue) float64 {
 		}
 		if found {
 			hit++
+		} else {
+			miss++
 		}
 	}
 	return float64(hit) / strokeRays

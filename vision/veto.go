@@ -334,7 +334,10 @@ func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
 	}
 	r.lastPipOff, r.lastColSpread = ci.pipOff, ci.colSpread
 	ci.enclosed, ci.enclosedPips = pipEnclosure(fr, fv)
-	ci.outlined = printedOutline(fr, fv)
+	if !r.knownSize() {
+		// Used only without a known size (printedLook).
+		ci.outlined = printedOutline(fr, fv)
+	}
 	switch {
 	case ci.pipRel > 0 && ci.pipRel < minPipRel:
 		ci.reason = "layout smaller than the die's"
