@@ -32,12 +32,7 @@ func pipEnclosure(fr bgrImage, fv faceValue) (mean, enclosedPips float64) {
 		return 1, 1
 	}
 	n := 0
-	at := func(x, y float64) (c [3]float64) {
-		xi := min(max(int(math.Floor(x)), 0), fr.w-1)
-		yi := min(max(int(math.Floor(y)), 0), fr.h-1)
-		o := (yi*fr.w + xi) * 3
-		return [3]float64{float64(fr.pix[o]), float64(fr.pix[o+1]), float64(fr.pix[o+2])}
-	}
+	at := fr.nearest
 	for _, p := range fv.pips[:fv.pipRing] {
 		// The pip's colour: the mean of the 3x3 pixels at its centre.
 		var pc [3]float64
@@ -104,12 +99,7 @@ func printedOutline(fr bgrImage, fv faceValue) float64 {
 	if fv.pipRing == 0 || fv.c.edge <= 0 {
 		return 0
 	}
-	at := func(x, y float64) (c [3]float64) {
-		xi := min(max(int(math.Floor(x)), 0), fr.w-1)
-		yi := min(max(int(math.Floor(y)), 0), fr.h-1)
-		o := (yi*fr.w + xi) * 3
-		return [3]float64{float64(fr.pix[o]), float64(fr.pix[o+1]), float64(fr.pix[o+2])}
-	}
+	at := fr.nearest
 	// The pips' colour and centre, and how far out they reach.
 	var pc [3]float64
 	var cx, cy float64
@@ -205,4 +195,13 @@ func printedLook(dets []Detection) {
 			d.Value, d.Confidence = 0, 0
 		}
 	}
+}
+
+// nearest is the colour (BGR) of the pixel holding (x, y), the point
+// clamped into the frame.
+func (fr bgrImage) nearest(x, y float64) [3]float64 {
+	xi := min(max(int(math.Floor(x)), 0), fr.w-1)
+	yi := min(max(int(math.Floor(y)), 0), fr.h-1)
+	o := (yi*fr.w + xi) * 3
+	return [3]float64{float64(fr.pix[o]), float64(fr.pix[o+1]), float64(fr.pix[o+2])}
 }
