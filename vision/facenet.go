@@ -126,7 +126,17 @@ func (r *Reader) netLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 			continue
 		}
 		fv.value, fv.conf = v, netConf
-		if r.giveLater(fr, d, fv, roi) && netTrace != nil {
+		given := r.giveLater(fr, d, fv, roi)
+		if !given && v == 2 && r.lastVetoLarger2 && netTwoVeto {
+			// The veto saw a larger face's layout around the 2 (two of
+			// its pips, read alone); the net read the square of the
+			// frame's die size around them as a 2 too, with its margin:
+			// a larger face there would show it its other pips.
+			r.vetoNetTwo = true
+			given = r.giveLater(fr, d, fv, roi)
+			r.vetoNetTwo = false
+		}
+		if given && netTrace != nil {
 			netTrace(d, fv)
 		}
 	}
@@ -145,6 +155,11 @@ const netMaxReject = 0.3
 func netCueAgrees(fv faceValue, v int, rej float64) bool {
 	return v >= 2 && rej < netMaxReject && v == fv.lv && v == fv.tmpl
 }
+
+// netTwoVeto: netLook gives a 2 the veto withheld for a larger face
+// around it where the net reads the frame-size square as a 2 (tests turn
+// it off).
+var netTwoVeto = true
 
 // netLookOff turns netLook off (for tests); netTrace, when set, sees
 // each value it gives.

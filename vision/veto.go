@@ -73,7 +73,7 @@ var (
 // veto reports whether the value fv gives for the detection d must be
 // withheld. It reuses the reader's face scratch (the read is done).
 func (r *Reader) veto(fr bgrImage, fv faceValue, d *Detection) bool {
-	r.lastLarger = false
+	r.lastLarger, r.lastVetoLarger2 = false, false
 	if fv.value > 4 {
 		return false
 	}
@@ -100,8 +100,9 @@ func (r *Reader) veto(fr bgrImage, fv faceValue, d *Detection) bool {
 		// Peaks, not blobs: the thresholded blobs drop the weaker pips
 		// beside a strong one.
 		vi.reason = "pips around a 1"
-	case fv.value == 2 && vi.lv > 2 && vi.ls >= vetoLayoutScore:
+	case fv.value == 2 && vi.lv > 2 && vi.ls >= vetoLayoutScore && !r.vetoNetTwo:
 		vi.reason = "a larger face around a 2"
+		r.lastVetoLarger2 = true
 	}
 	if vetoTrace != nil {
 		vetoTrace(d, vi)

@@ -1,0 +1,151 @@
+package vision
+
+import (
+	"fmt"
+	"image"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"gocv.io/x/gocv"
+)
+
+// TestUnreadGates lists every matched byler_d6 die Read leaves unread
+// (read with the fold nets, as TestAccuracyPhotos) with the gate that
+// withholds it: the final flat call, the footprint's call the later
+// looks see, a shrunk face, the first look's cues, and the face net's
+// guess on the face rectangle and on the frame-size square. A tuning
+// tool: skipped without DICEWATCH_GATES_DIAG (a file).
+func TestUnreadGates(t *testing.T) {
+	path := os.Getenv("DICEWATCH_GATES_DIAG")
+	if path == "" {
+		t.Skip("DICEWATCH_GATES_DIAG not set")
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fmt.Fprintln(f, "image\tidx\thalf\ttruth\tgate\tflat\tcockP\tfootprint\tsizeRatio\tkeepNF\tshrunk\theld\tfv\tlv\ttmpl\tblobs\tls\tncc\tsq\tjunk\tsmall\tnetR\tmR\trejR\tnetS\tmS\trejS\tnetOK\tvetoCheck")
+	ps := loadPhotoSet(t, "byler_d6")
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	netOf := heldOutNets(t, ps.name, r)
+	gates := map[string]int{}
+	netRight := map[string]int{}
+	for i, name := range ps.images {
+		if netOf != nil {
+			r.net = netOf[name]
+		}
+		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
+		dets, err := r.Read(img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pix, _ := r.frame.DataPtrUint8()
+		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+		med, medOK := readEdgeMedian(dets)
+		truth := ps.dice[name]
+		for _, p := range matchBoxes(truth, dets, false) {
+			g, d := truth[p[0]], dets[p[1]]
+			if d.Value != 0 {
+				continue
+			}
+			ur, found := r.unreadReads[[2]float64{d.CX, d.CY}]
+			fv := ur.fv
+			gate := ""
+			switch {
+			case !found:
+				gate = "no read kept"
+			case d.keepNotFlat:
+				gate = "keepNotFlat"
+			case !d.Flat:
+				gate = "not flat (net)"
+			case d.Flatness < r.opts.MinFlatness:
+				gate = "footprint not flat"
+			case ur.shrunk:
+				gate = "shrunk"
+			case fv.c.weak:
+				gate = "weak"
+			case fv.lv == 0 && fv.blobs == 0:
+				gate = "no blobs"
+			case fv.lv == 0:
+				gate = "no layout"
+			case fv.lv != fv.tmpl:
+				gate = "disagree"
+			case fv.blobs > fv.lv:
+				gate = "more blobs"
+			case !fv.sq:
+				gate = "not square"
+			default:
+				gate = "cues agree, low conf"
+			}
+			gates[gate]++
+			nv, nm, nrej, sv, sm, srej := 0, 0.0, 0.0, 0, 0.0, 0.0
+			if found && r.net != nil {
+				pr, rej := r.ns.predictReject(r.net, fr, fv.c)
+				nv, _, nm = netTop2(pr)
+				nrej = rej
+				if e, ok := r.edgeAt(&d, med, medOK); ok {
+					sq := fv.c
+					sq.w, sq.h, sq.edge = e, e, e
+					ps2, rej2 := r.ns.predictReject(r.net, fr, sq)
+					sv, _, sm = netTop2(ps2)
+					srej = rej2
+				}
+			}
+			verdict := "-"
+			if found && fv.sq && fv.lv >= 2 && fv.lv == fv.tmpl && fv.blobs <= fv.lv {
+				fv2 := fv
+				fv2.value, fv2.conf = fv.lv, netConf
+				nd := d
+				nd.Confidence = netConf
+				switch {
+				case r.veto(fr, fv2, &nd):
+					verdict = "veto"
+				case !r.check(fr, fv2, &nd):
+					verdict = "check"
+				default:
+					verdict = "pass"
+				}
+			}
+			ok := "-"
+			if nv == g.value {
+				ok = "R"
+				netRight[gate]++
+			} else if nv != 0 {
+				ok = "W"
+			}
+			if dir := os.Getenv("DICEWATCH_GATES_CROPS"); dir != "" {
+				cx, cy := (g.box[0]+g.box[2])/2, (g.box[1]+g.box[3])/2
+				h := max(g.box[2]-g.box[0], g.box[3]-g.box[1])
+				rc := image.Rect(int(cx-h), int(cy-h), int(cx+h), int(cy+h)).Intersect(image.Rect(0, 0, img.Cols(), img.Rows()))
+				sub := img.Region(rc)
+				big := gocv.NewMat()
+				gocv.Resize(sub, &big, image.Pt(240, 240*rc.Dy()/max(1, rc.Dx())), 0, 0, gocv.InterpolationCubic)
+				os.MkdirAll(dir, 0o755)
+				gocv.IMWrite(filepath.Join(dir, fmt.Sprintf("%s_%d_t%d.png", name[:len(name)-4], p[0], g.value)), big)
+				big.Close()
+				sub.Close()
+			}
+			half := "even"
+			if i%2 == 1 {
+				half = "odd"
+			}
+			fmt.Fprintf(f, "%s\t%d\t%s\t%d\t%s\t%v\t%.2f\t%.2f\t%.2f\t%v\t%v\t%v\t%d/%.2f\t%d\t%d\t%d\t%.2f\t%.2f\t%v\t%v\t%d\t%d\t%.2f\t%.2f\t%d\t%.2f\t%.2f\t%s\t%s\n",
+				name, p[0], half, g.value, gate, d.Flat, d.cockP, d.Flatness, d.SizeRatio, d.keepNotFlat, ur.shrunk, ur.heldShrunk,
+				fv.value, fv.conf, fv.lv, fv.tmpl, fv.blobs, fv.lscore, fv.nccScore, fv.sq, fv.junk, ur.small.value,
+				nv, nm, nrej, sv, sm, srej, ok, verdict)
+		}
+		img.Close()
+	}
+	var ks []string
+	for k := range gates {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return gates[ks[i]] > gates[ks[j]] })
+	for _, k := range ks {
+		t.Logf("gate %-24s %3d  net right on rect %d", k, gates[k], netRight[k])
+	}
+}
