@@ -3,6 +3,7 @@ package vision
 import (
 	"fmt"
 	"image"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -27,7 +28,7 @@ func TestUnreadGates(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	fmt.Fprintln(f, "image\tidx\thalf\ttruth\tgate\tflat\tcockP\tfootprint\tsizeRatio\tkeepNF\tshrunk\theld\tfv\tlv\ttmpl\tblobs\tls\tncc\tsq\tjunk\tsmall\tnetR\tmR\trejR\tnetS\tmS\trejS\tnetOK\tvetoCheck")
+	fmt.Fprintln(f, "image\tidx\thalf\ttruth\tgate\tflat\tcockP\tfootprint\tsizeRatio\tkeepNF\tshrunk\theld\tfv\tlv\ttmpl\tblobs\tls\tncc\tsq\tjunk\tsmall\tnetR\tmR\trejR\tnetS\tmS\trejS\tnetOK\tvetoCheck\tspots(size col hue red)")
 	ps := loadPhotoSet(t, "byler_d6")
 	r := NewReader(ReaderOptions{})
 	defer r.Close()
@@ -95,6 +96,44 @@ func TestUnreadGates(t *testing.T) {
 					srej = rej2
 				}
 			}
+			spots := "-"
+			if cs, ok := r.unreadFaces[[2]float64{d.CX, d.CY}]; ok && medOK {
+				face := cs[0]
+				fe := (face.w + face.h) / 2
+				off := r.frameOffMedian(dets)
+				pitch := off * fe / med
+				if math.IsNaN(off) || pitch <= 0 {
+					pitch = 0.28 * fe
+				}
+				c := face
+				c.w, c.h, c.edge = fe, fe, fe
+				a := pitch / (c.edge * sampleShrink)
+				s := &r.face
+				s.sample(fr, c)
+				s.pipMap()
+				spots = fmt.Sprintf("%.2f", fe/med)
+				for k := 0; k < 3; k++ {
+					okm := true
+					switch k {
+					case 0:
+						s.pipMap()
+					case 1:
+						s.pipChromaMap()
+					case 2:
+						okm = s.pipRedMap()
+					}
+					if !okm {
+						spots += " -"
+						continue
+					}
+					sr := s.spotDecode(a)
+					if sr.value > 0 && sr.clear() >= spotLead && sr.margin-max(sr.next, 0) >= spotAbsMin {
+						spots += fmt.Sprintf(" %d", sr.value)
+					} else {
+						spots += fmt.Sprintf(" (%d:%.2f)", sr.value, sr.clear())
+					}
+				}
+			}
 			verdict := "-"
 			if found && fv.sq && fv.lv >= 2 && fv.lv == fv.tmpl && fv.blobs <= fv.lv {
 				fv2 := fv
@@ -133,10 +172,10 @@ func TestUnreadGates(t *testing.T) {
 			if i%2 == 1 {
 				half = "odd"
 			}
-			fmt.Fprintf(f, "%s\t%d\t%s\t%d\t%s\t%v\t%.2f\t%.2f\t%.2f\t%v\t%v\t%v\t%d/%.2f\t%d\t%d\t%d\t%.2f\t%.2f\t%v\t%v\t%d\t%d\t%.2f\t%.2f\t%d\t%.2f\t%.2f\t%s\t%s\n",
+			fmt.Fprintf(f, "%s\t%d\t%s\t%d\t%s\t%v\t%.2f\t%.2f\t%.2f\t%v\t%v\t%v\t%d/%.2f\t%d\t%d\t%d\t%.2f\t%.2f\t%v\t%v\t%d\t%d\t%.2f\t%.2f\t%d\t%.2f\t%.2f\t%s\t%s\t%s\n",
 				name, p[0], half, g.value, gate, d.Flat, d.cockP, d.Flatness, d.SizeRatio, d.keepNotFlat, ur.shrunk, ur.heldShrunk,
 				fv.value, fv.conf, fv.lv, fv.tmpl, fv.blobs, fv.lscore, fv.nccScore, fv.sq, fv.junk, ur.small.value,
-				nv, nm, nrej, sv, sm, srej, ok, verdict)
+				nv, nm, nrej, sv, sm, srej, ok, verdict, spots)
 		}
 		img.Close()
 	}
