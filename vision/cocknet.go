@@ -269,42 +269,6 @@ const (
 	cockUnsure = 0.4
 )
 
-// cockFlatUnread turns the later looks' early flat call off (tests).
-var cockFlatUnread = true
-
-// netFlatUnread lets the later looks (giveHeld, frameSizeLook, spotLook,
-// netLook, netSmallLook) see the cocked net's flat call on the dice the
-// first looks left unread, in place of the footprint's: those looks read
-// flat dice only, and before this they ran ahead of cockLook, so a die
-// whose footprint scored under MinFlatness (a shadow or a neighbour
-// joined to it) was never looked at again even where the net, which
-// makes Read's flat call, calls it flat. An unread die the footprint
-// calls not flat is called flat here when the net's probability (on the
-// die as the reader has it now, its size ratio as sizeEvidence would
-// give it) is under cockNotFlat; cockLook makes the final call as for
-// every die. A die another rule found not flat (keepNotFlat) stays so.
-func (r *Reader) netFlatUnread(fr bgrImage, dets []Detection, off image.Point) {
-	n, err := builtinCockNet()
-	if cockOff || err != nil || !cockFlatUnread {
-		return
-	}
-	for i := range dets {
-		d := &dets[i]
-		if d.Value != 0 || d.Flat || d.keepNotFlat {
-			continue
-		}
-		e := []Detection{*d}
-		r.sizeEvidence(e)
-		edge := r.cockEdge(e[0])
-		if !(edge > 0) {
-			continue
-		}
-		if p := r.cs.cockProb(n, fr, e[0], off, edge); p < cockNotFlat {
-			d.Flat = true
-		}
-	}
-}
-
 // cockOff turns cockLook off (diagnosis and the tests that show what it
 // changes).
 var cockOff bool

@@ -109,22 +109,17 @@ type Reader struct {
 	// checked, for doubtCap.
 	lastColSpread float64
 	lastLarger    bool
-	// lastVetoLarger2: the veto last withheld a 2 for a larger face's
-	// layout around it; vetoNetTwo: the face net read the frame-size
-	// square as a 2, and that veto is not asked (netLook).
-	lastVetoLarger2 bool
-	vetoNetTwo      bool
-	distBuf         []float32
-	cellBuf         []int32
-	colBuf          []int32
-	gradBuf         []uint8
-	colourBuf       []int32
-	statBuf         []int32
-	ccl             cclScratch
-	seen            []int32
-	runBuf          []uint16
-	ownBuf          []int32
-	looks           []look
+	distBuf       []float32
+	cellBuf       []int32
+	colBuf        []int32
+	gradBuf       []uint8
+	colourBuf     []int32
+	statBuf       []int32
+	ccl           cclScratch
+	seen          []int32
+	runBuf        []uint16
+	ownBuf        []int32
+	looks         []look
 	// rest: the regions of the last detect's labels (in r.lab, at scale
 	// detSc, die edge detEdge there) that restCands looks at again.
 	rest      []restComp
@@ -151,6 +146,12 @@ type Reader struct {
 	net         *faceNet
 	ns          netScratch
 	cs          cockScratch
+
+	// lastVetoLarger2: the veto last withheld a 2 for a larger face's
+	// layout around it; vetoNetTwo: the face net read the frame-size
+	// square as a 2, and that veto is not asked (netLook).
+	lastVetoLarger2 bool
+	vetoNetTwo      bool
 }
 
 // NewReader returns a Reader with the given options.
@@ -503,7 +504,6 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 		}
 		out = append(out, d)
 	}
-	r.netFlatUnread(fr, out, roi.Min)
 	r.giveHeld(fr, out)
 	r.frameSizeLook(fr, out, roi)
 	r.spotLook(fr, out, roi)

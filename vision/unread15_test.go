@@ -1,0 +1,68 @@
+package vision
+
+import (
+	"path/filepath"
+	"testing"
+
+	"gocv.io/x/gocv"
+)
+
+// TestUnreadGateRules reads the byler_d6 dice each of session 14's gate
+// rules gives (each image with the fold net that never saw it, as
+// TestAccuracyPhotos reads them): each must read its label with the rule
+// and not without it.
+func TestUnreadGateRules(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads byler photos")
+	}
+	cases := []struct {
+		rule  string
+		on    *bool
+		image string
+		idx   int // the die's row among the image's labels
+		value int
+	}{
+		// Green marbled 2s the veto held for a larger face's layout
+		// around them.
+		{"netTwoVeto", &netTwoVeto, "IMG_20191209_095948.jpg", 0, 2},
+		{"netTwoVeto", &netTwoVeto, "IMG_20191209_100006.jpg", 0, 2},
+		// A blue 4 held for a shrunk face.
+		{"netHeldShrunk", &netHeldShrunk, "IMG_20191209_100514.jpg", 0, 4},
+		// A 6 whose blobs fit a 4, its template a 6.
+		{"netPipsLost", &netPipsLost, "IMG_20191209_095604.jpg", 0, 6},
+	}
+	ps := loadPhotoSet(t, "byler_d6")
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	netOf := heldOutNets(t, ps.name, r)
+	if netOf == nil {
+		t.Skip("no face net")
+	}
+	read := func(name string, idx int) int {
+		r.net = netOf[name]
+		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
+		defer img.Close()
+		dets, err := r.Read(img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range matchBoxes(ps.dice[name], dets, false) {
+			if p[0] == idx {
+				return dets[p[1]].Value
+			}
+		}
+		t.Fatalf("%s: label %d not detected", name, idx)
+		return 0
+	}
+	for _, c := range cases {
+		if v := read(c.image, c.idx); v != c.value {
+			t.Errorf("%s %s die %d: read %d, want %d", c.rule, c.image, c.idx, v, c.value)
+		}
+		*c.on = false
+		v := read(c.image, c.idx)
+		*c.on = true
+		if v == c.value {
+			t.Errorf("%s %s die %d: read %d without the rule too", c.rule, c.image, c.idx, v)
+		}
+	}
+}
