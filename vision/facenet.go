@@ -92,6 +92,14 @@ const (
 // with that output under netMaxReject on both patches (session 12: on
 // byler, cross-validated, 6 values given, all right, against 4 for the
 // six-output net and the first rule alone).
+//
+// Three exceptions, each where the net on the frame-size square answers
+// what the pip reader held the value back for (session 14, byler 100 ->
+// 96 unread, no wrong value more on byler, matteo or stills 0..599 and
+// 2000..2599 in either mode): a 2 the veto withheld for a larger face's
+// layout around it (netTwoVeto), a value held only for a shrunk face
+// (netHeldShrunk), and a 5 or 6 of the template whose blobs fit only part
+// of its pips (netPipsLost).
 func (r *Reader) netLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 	if r.net == nil || len(r.unreadReads) == 0 || netLookOff {
 		return
