@@ -205,3 +205,95 @@ func (fr bgrImage) nearest(x, y float64) [3]float64 {
 	o := (yi*fr.w + xi) * 3
 	return [3]float64{float64(fr.pix[o]), float64(fr.pix[o+1]), float64(fr.pix[o+2])}
 }
+
+// pipsOpen measures how many of the pips fv's value was read from lie
+// open to the outside of the face: a ray from the face's centre through
+// the pip, followed from just past the pip's edge to a little past the
+// face's rectangle, that meets no pixel nearer the body's colour than the
+// pip's. A die's pips are closed off from the table by the rim of body
+// round them; the "pips" a printed cross offers (the cloth in the four
+// corners between its arms) run out past the face, the cloth itself. Pips
+// within a fifth of the edge of the centre have no outward ray and are
+// not counted. It returns the share of the counted pips that are open
+// and how many were counted.
+func pipsOpen(fr bgrImage, fv faceValue) (float64, int) {
+	c := fv.c
+	if fv.pipRing == 0 || c.edge <= 0 {
+		return 0, 0
+	}
+	at := fr.nearest
+	co, si := math.Cos(c.angle), math.Sin(c.angle)
+	hw, hh := c.w/2+0.15*c.edge, c.h/2+0.15*c.edge
+	open, n := 0, 0
+	for _, p := range fv.pips[:fv.pipRing] {
+		dx, dy := p[0]-c.cx, p[1]-c.cy
+		dist := math.Hypot(dx, dy)
+		if dist < 0.2*c.edge {
+			continue
+		}
+		n++
+		ux, uy := dx/dist, dy/dist
+		var pc [3]float64
+		for j := -1; j <= 1; j++ {
+			for i := -1; i <= 1; i++ {
+				q := at(p[0]+float64(i), p[1]+float64(j))
+				for k := range pc {
+					pc[k] += q[k] / 9
+				}
+			}
+		}
+		closed := false
+		for s := p[2] + 0.5; s < 2*c.edge; s++ {
+			x, y := p[0]+s*ux, p[1]+s*uy
+			// The point in the rectangle's own axes: past it, stop.
+			lx := (x-c.cx)*co + (y-c.cy)*si
+			ly := -(x-c.cx)*si + (y-c.cy)*co
+			if math.Abs(lx) > hw || math.Abs(ly) > hh {
+				break
+			}
+			q := at(x, y)
+			if colDist(q, fv.body) < colDist(q, pc) {
+				closed = true
+				break
+			}
+		}
+		if !closed {
+			open++
+		}
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return float64(open) / float64(n), n
+}
+
+// minOpenCounted is the least number of pips pipsOpen must count (pips
+// off the face's centre) for openLook to judge the value: a 2 or a 3 has
+// only two, and a die's two pips smeared into streaks by motion may both
+// run to its edge.
+const minOpenCounted = 3
+
+// maxOpen is the share of open pips (pipsOpen) at which openLook
+// withholds a value.
+const maxOpen = 0.75
+
+// openOff turns the open-pips rule off (for tests).
+var openOff bool
+
+// openLook withholds the value of each detection whose kept value has
+// most of its pips open to the outside (pipsOpen: a printed cross's
+// corners, the cloth between its arms). Like printedLook it runs after
+// the frame's looks, so that the frame's other dice are read as before;
+// unlike it, it runs with a known die size too: a cross's arms of about
+// a face's width fit a die's size.
+func openLook(dets []Detection) {
+	if openOff {
+		return
+	}
+	for i := range dets {
+		d := &dets[i]
+		if d.Value > 0 && d.open >= maxOpen {
+			d.Value, d.Confidence = 0, 0
+		}
+	}
+}

@@ -227,3 +227,84 @@ func TestPrintedOutline(t *testing.T) {
 		t.Errorf("a die with its shadow: outlined %.2f, want under %.2f", o, maxOutlined)
 	}
 }
+
+// openPhantoms: tuning stills 0..599 read with a known die size, each a
+// light cross printed on the felt whose four corners (the felt between
+// its arms) were read as a 4 at the rules' minimum confidence or more
+// before the open-pips rule (openLook).
+var openPhantoms = []phantomStill{
+	{27, true, image.Rect(204, 136, 239, 170), "a white cross on blue felt, read 4 at 1.00"},
+	{220, true, image.Rect(63, 329, 102, 368), "a white cross on red felt, read 4 at 1.00"},
+	{349, true, image.Rect(223, 241, 248, 282), "a white cross, read 4 at 1.00"},
+	{197, true, image.Rect(398, 4, 461, 66), "the end of a white cross on red felt, read 4"},
+}
+
+// TestOpenPipsStills: each cross must give no value at the rules'
+// minimum confidence, and does without the rule (the stills keep testing
+// it).
+func TestOpenPipsStills(t *testing.T) {
+	for _, ph := range openPhantoms {
+		v, conf := readPhantomStill(t, ph)
+		if v > 0 && conf >= 0.8 {
+			t.Errorf("still %d %s: value %d at %.2f where no die lies", ph.seed, ph.what, v, conf)
+		}
+		openOff = true
+		v0, conf0 := readPhantomStill(t, ph)
+		openOff = false
+		if v0 == 0 || conf0 < 0.8 {
+			t.Errorf("still %d %s: no value at 0.8 without the open-pips rule (%d at %.2f): the still no longer tests it", ph.seed, ph.what, v0, conf0)
+		}
+	}
+}
+
+// TestPipsOpen checks the measure on drawn faces: a light face's dark
+// pips are closed off from the dark table by its rim; the dark ground in
+// the four corners round a light cross, read as a 4's pips, is not.
+func TestPipsOpen(t *testing.T) {
+	const n = 64
+	light, dark := byte(220), byte(40)
+	pix := make([]byte, n*n*3)
+	fill := func(x0, y0, x1, y1 int, v byte) {
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				for ch := 0; ch < 3; ch++ {
+					pix[(y*n+x)*3+ch] = v
+				}
+			}
+		}
+	}
+	disc := func(cx, cy, r float64, v byte) {
+		for y := 0; y < n; y++ {
+			for x := 0; x < n; x++ {
+				if dx, dy := float64(x)+0.5-cx, float64(y)+0.5-cy; dx*dx+dy*dy <= r*r {
+					fill(x, y, x+1, y+1, v)
+				}
+			}
+		}
+	}
+	fr := bgrImage{pix: pix, w: n, h: n}
+	fv := faceValue{value: 4, c: candidate{cx: 32, cy: 32, w: 40, h: 40, edge: 40}, pipRing: 4,
+		body: [3]float64{float64(light), float64(light), float64(light)}}
+	// A light face 40 px wide, four dark pips of radius 4 at 11 px from
+	// its centre on each axis (a rim of 5 px past them).
+	fill(0, 0, n, n, dark)
+	fill(12, 12, 52, 52, light)
+	for i, c := range [][2]float64{{21, 21}, {43, 21}, {21, 43}, {43, 43}} {
+		disc(c[0], c[1], 4, dark)
+		fv.pips[i] = [3]float64{c[0], c[1], 4}
+	}
+	if o, k := pipsOpen(fr, fv); o != 0 || k != 4 {
+		t.Errorf("pips on a face: open %.2f of %d counted, want 0 of 4", o, k)
+	}
+	// A light cross (arms 14 px wide) on the dark ground, its corners
+	// taken for the pips.
+	fill(0, 0, n, n, dark)
+	fill(25, 0, 39, n, light)
+	fill(0, 25, n, 39, light)
+	for i, c := range [][2]float64{{18, 18}, {46, 18}, {18, 46}, {46, 46}} {
+		fv.pips[i] = [3]float64{c[0], c[1], 4}
+	}
+	if o, k := pipsOpen(fr, fv); o < maxOpen || k < minOpenCounted {
+		t.Errorf("corners past a cross: open %.2f of %d counted, want at least %.2f of %d", o, k, maxOpen, minOpenCounted)
+	}
+}
