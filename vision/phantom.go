@@ -1,6 +1,9 @@
 package vision
 
-import "math"
+import (
+	"math"
+	"sort"
+)
 
 // pipRingSamples is how many points pipEnclosure reads on the ring
 // around each pip.
@@ -293,6 +296,101 @@ func openLook(dets []Detection) {
 	for i := range dets {
 		d := &dets[i]
 		if d.Value > 0 && d.open >= maxOpen {
+			d.Value, d.Confidence = 0, 0
+		}
+	}
+}
+
+// pipSoftness measures how gradually the pips fv's value was read from
+// fade into the body: along 8 rays from each pip's centre, the distance
+// from where the colour has gone a quarter of the way from the pip's to
+// the body's to where it has gone three quarters; it returns the median
+// over the rays and pips, in pixels. Paint or a drilled hole ends at a
+// line, blurred only by the lens; a glow of light or wood grain fades
+// over a good part of its width.
+func pipSoftness(fr bgrImage, fv faceValue) float64 {
+	if fv.pipRing == 0 {
+		return 0
+	}
+	at := fr.nearest
+	var ws []float64
+	for _, p := range fv.pips[:fv.pipRing] {
+		var pc [3]float64
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
+				q := at(p[0]+float64(dx), p[1]+float64(dy))
+				for k := range pc {
+					pc[k] += q[k] / 9
+				}
+			}
+		}
+		var ax [3]float64
+		n2 := 0.0
+		for k := range ax {
+			ax[k] = pc[k] - fv.body[k]
+			n2 += ax[k] * ax[k]
+		}
+		if n2 < 1 {
+			continue
+		}
+		end := 3*p[2] + 4
+		for i := 0; i < 8; i++ {
+			a := math.Pi * float64(i) / 4
+			ux, uy := math.Cos(a), math.Sin(a)
+			s75, s25 := -1.0, end
+			for s := 0.0; s <= end; s += 0.5 {
+				q := at(p[0]+s*ux, p[1]+s*uy)
+				t := 0.0
+				for k := range ax {
+					t += (q[k] - fv.body[k]) * ax[k]
+				}
+				t /= n2
+				if s75 < 0 && t < 0.75 {
+					s75 = s
+				}
+				if t < 0.25 {
+					s25 = s
+					break
+				}
+			}
+			if s75 < 0 {
+				s75 = s25
+			}
+			ws = append(ws, s25-s75)
+		}
+	}
+	if len(ws) == 0 {
+		return 0
+	}
+	sort.Float64s(ws)
+	return ws[len(ws)/2]
+}
+
+// maxSoftPx and maxSoftRel: softLook withholds a value whose pips fade
+// into the body over maxSoftPx pixels or more, and over maxSoftRel of
+// the face's edge or more (pipSoftness). A die's pips, however large the
+// die is in the frame, end within a few pixels of lens blur; a patch of
+// light on the cloth, read as a 1 on a face four or five dice wide, fades
+// over a tenth of its width.
+const (
+	maxSoftPx  = 10
+	maxSoftRel = 0.08
+)
+
+// softOff turns the soft-pips rule off (for tests).
+var softOff bool
+
+// softLook withholds the value of each detection whose kept value was
+// read from pips fading into the body like a glow, not ending at an edge
+// like paint (maxSoftPx, maxSoftRel). Like openLook it runs after the
+// frame's looks, so that the frame's other dice are read as before.
+func softLook(dets []Detection) {
+	if softOff {
+		return
+	}
+	for i := range dets {
+		d := &dets[i]
+		if d.Value > 0 && d.soft >= maxSoftPx {
 			d.Value, d.Confidence = 0, 0
 		}
 	}

@@ -36,7 +36,7 @@ func TestPhantomDiag(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	fmt.Fprintln(f, "mode\tseed\tphantom\ttrue\tvalue\tconf\tflat\tlooks\tblobs\ttmpl\tlv\tlscore\tncc\tjunk\tsq\tempty\tsilEdge\tedge\tnetV\tnetP\tnetRej\tringA\tringR\tringAS\tringRS\tenclosed\tenclosedPips\tnpips\topen\tnopen\tbox")
+	fmt.Fprintln(f, "mode\tseed\tphantom\ttrue\tvalue\tconf\tflat\tlooks\tblobs\ttmpl\tlv\tlscore\tncc\tjunk\tsq\tempty\tsilEdge\tedge\tnetV\tnetP\tnetRej\tringA\tringR\tringAS\tringRS\tenclosed\tenclosedPips\tnpips\topen\tnopen\tsoft\tbox")
 	type key [2]float64
 	var looks map[key][]string
 	var fvs map[key]faceValue
@@ -133,8 +133,9 @@ func TestPhantomDiag(t *testing.T) {
 				ra, rr, ras, rrs := phantomRing(r, fr, fv.c, 3)
 				em, ep := pipEnclosure(fr, fv)
 				op, nop := pipsOpen(fr, fv)
-				fmt.Fprintf(f, "%s\t%d\t%d\t%d\t%d\t%.2f\t%v\t%s\t%d\t%d\t%d\t%.2f\t%.2f\t%v\t%v\t%.2f\t%.1f\t%.1f\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%.2f\t%d\t%v\n",
-					m, seed, ph, truth[j], d.Value, d.Confidence, d.Flat, lk, fv.blobs, fv.tmpl, fv.lv, fv.lscore, fv.nccScore, fv.junk, fv.sq, fv.empty, fv.silEdge, fv.c.edge, nv, np, nrej, ra, rr, ras, rrs, em, ep, fv.pipRing, op, nop, d.Box)
+				soft := pipSoftness(fr, fv)
+				fmt.Fprintf(f, "%s\t%d\t%d\t%d\t%d\t%.2f\t%v\t%s\t%d\t%d\t%d\t%.2f\t%.2f\t%v\t%v\t%.2f\t%.1f\t%.1f\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%.2f\t%d\t%.1f\t%v\n",
+					m, seed, ph, truth[j], d.Value, d.Confidence, d.Flat, lk, fv.blobs, fv.tmpl, fv.lv, fv.lscore, fv.nccScore, fv.junk, fv.sq, fv.empty, fv.silEdge, fv.c.edge, nv, np, nrej, ra, rr, ras, rrs, em, ep, fv.pipRing, op, nop, soft, d.Box)
 			}
 		}
 		img.Close()
@@ -244,7 +245,7 @@ func phantomRing(r *Reader, fr bgrImage, c candidate, w int) (abs, rel, absSide,
 
 // TestPhantomPhotosDiag (DICEWATCH_PHANTOM_PHOTOS=1) reads the real photo
 // sets with and without the enclosure rule (=open: the open-pips rule,
-// openLook, in its place; each byler image with the fold
+// openLook, in its place, =soft: softLook; each byler image with the fold
 // net that never saw it, as TestAccuracyPhotos) and lists every detection
 // whose value differs, and each set's detections matched to no label
 // that carry a value (at the rules' 0.8 or more).
@@ -252,10 +253,13 @@ func TestPhantomPhotosDiag(t *testing.T) {
 	if os.Getenv("DICEWATCH_PHANTOM_PHOTOS") == "" {
 		t.Skip("DICEWATCH_PHANTOM_PHOTOS not set")
 	}
-	defer func() { enclosureOff, openOff = false, false; checkTrace = nil }()
+	defer func() { enclosureOff, openOff, softOff = false, false, false; checkTrace = nil }()
 	rule := &enclosureOff
-	if os.Getenv("DICEWATCH_PHANTOM_PHOTOS") == "open" {
+	switch os.Getenv("DICEWATCH_PHANTOM_PHOTOS") {
+	case "open":
 		rule = &openOff
+	case "soft":
+		rule = &softOff
 	}
 	for _, bar := range photoBars {
 		ps := loadPhotoSet(t, bar.set)

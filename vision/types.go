@@ -53,6 +53,10 @@ type Detection struct {
 	// value check last kept (0 when none, or fewer than minOpenCounted
 	// pips counted): see openLook.
 	open float64
+	// soft is pipSoftness's width in pixels for the value check last
+	// kept, when it is maxSoftRel of the face's edge or more (0 when
+	// none, or less): see softLook.
+	soft float64
 	// sideOut is, for a face the at-rest reader could not read, how much
 	// of what stands out lies past a square of the expected die size
 	// placed on it, in die areas (see restDie.sideOut).

@@ -362,6 +362,10 @@ func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
 		if ci.openN >= minOpenCounted {
 			d.open = ci.open
 		}
+		d.soft = 0
+		if w := pipSoftness(fr, fv); w >= maxSoftRel*fv.c.edge {
+			d.soft = w
+		}
 	}
 	return ci.reason == ""
 }
