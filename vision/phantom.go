@@ -1,6 +1,9 @@
 package vision
 
-import "math"
+import (
+	"math"
+	"sort"
+)
 
 // pipRingSamples is how many points pipEnclosure reads on the ring
 // around each pip.
@@ -204,4 +207,191 @@ func (fr bgrImage) nearest(x, y float64) [3]float64 {
 	yi := min(max(int(math.Floor(y)), 0), fr.h-1)
 	o := (yi*fr.w + xi) * 3
 	return [3]float64{float64(fr.pix[o]), float64(fr.pix[o+1]), float64(fr.pix[o+2])}
+}
+
+// pipsOpen measures how many of the pips fv's value was read from lie
+// open to the outside of the face: a ray from the face's centre through
+// the pip, followed from just past the pip's edge to a little past the
+// face's rectangle, that meets no pixel nearer the body's colour than the
+// pip's. A die's pips are closed off from the table by the rim of body
+// round them; the "pips" a printed cross offers (the cloth in the four
+// corners between its arms) run out past the face, the cloth itself. Pips
+// within a fifth of the edge of the centre have no outward ray and are
+// not counted. It returns the share of the counted pips that are open
+// and how many were counted.
+func pipsOpen(fr bgrImage, fv faceValue) (float64, int) {
+	c := fv.c
+	if fv.pipRing == 0 || c.edge <= 0 {
+		return 0, 0
+	}
+	at := fr.nearest
+	co, si := math.Cos(c.angle), math.Sin(c.angle)
+	hw, hh := c.w/2+0.15*c.edge, c.h/2+0.15*c.edge
+	open, n := 0, 0
+	for _, p := range fv.pips[:fv.pipRing] {
+		dx, dy := p[0]-c.cx, p[1]-c.cy
+		dist := math.Hypot(dx, dy)
+		if dist < 0.2*c.edge {
+			continue
+		}
+		n++
+		ux, uy := dx/dist, dy/dist
+		var pc [3]float64
+		for j := -1; j <= 1; j++ {
+			for i := -1; i <= 1; i++ {
+				q := at(p[0]+float64(i), p[1]+float64(j))
+				for k := range pc {
+					pc[k] += q[k] / 9
+				}
+			}
+		}
+		closed := false
+		for s := p[2] + 0.5; s < 2*c.edge; s++ {
+			x, y := p[0]+s*ux, p[1]+s*uy
+			// The point in the rectangle's own axes: past it, stop.
+			lx := (x-c.cx)*co + (y-c.cy)*si
+			ly := -(x-c.cx)*si + (y-c.cy)*co
+			if math.Abs(lx) > hw || math.Abs(ly) > hh {
+				break
+			}
+			q := at(x, y)
+			if colDist(q, fv.body) < colDist(q, pc) {
+				closed = true
+				break
+			}
+		}
+		if !closed {
+			open++
+		}
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return float64(open) / float64(n), n
+}
+
+// minOpenCounted is the least number of pips pipsOpen must count (pips
+// off the face's centre) for openLook to judge the value: a 2 or a 3 has
+// only two, and a die's two pips smeared into streaks by motion may both
+// run to its edge.
+const minOpenCounted = 3
+
+// maxOpen is the share of open pips (pipsOpen) at which openLook
+// withholds a value.
+const maxOpen = 0.75
+
+// openOff turns the open-pips rule off (for tests).
+var openOff bool
+
+// openLook withholds the value of each detection whose kept value has
+// most of its pips open to the outside (pipsOpen: a printed cross's
+// corners, the cloth between its arms). Like printedLook it runs after
+// the frame's looks, so that the frame's other dice are read as before;
+// unlike it, it runs with a known die size too: a cross's arms of about
+// a face's width fit a die's size.
+func openLook(dets []Detection) {
+	if openOff {
+		return
+	}
+	for i := range dets {
+		d := &dets[i]
+		if d.Value > 0 && d.open >= maxOpen {
+			d.Value, d.Confidence = 0, 0
+		}
+	}
+}
+
+// pipSoftness measures how gradually the pips fv's value was read from
+// fade into the body: along 8 rays from each pip's centre, the distance
+// from where the colour has gone a quarter of the way from the pip's to
+// the body's to where it has gone three quarters; it returns the median
+// over the rays and pips, in pixels. Paint or a drilled hole ends at a
+// line, blurred only by the lens; a glow of light or wood grain fades
+// over a good part of its width.
+func pipSoftness(fr bgrImage, fv faceValue) float64 {
+	if fv.pipRing == 0 {
+		return 0
+	}
+	at := fr.nearest
+	var ws []float64
+	for _, p := range fv.pips[:fv.pipRing] {
+		var pc [3]float64
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
+				q := at(p[0]+float64(dx), p[1]+float64(dy))
+				for k := range pc {
+					pc[k] += q[k] / 9
+				}
+			}
+		}
+		var ax [3]float64
+		n2 := 0.0
+		for k := range ax {
+			ax[k] = pc[k] - fv.body[k]
+			n2 += ax[k] * ax[k]
+		}
+		if n2 < 1 {
+			continue
+		}
+		end := 3*p[2] + 4
+		for i := 0; i < 8; i++ {
+			a := math.Pi * float64(i) / 4
+			ux, uy := math.Cos(a), math.Sin(a)
+			s75, s25 := -1.0, end
+			for s := 0.0; s <= end; s += 0.5 {
+				q := at(p[0]+s*ux, p[1]+s*uy)
+				t := 0.0
+				for k := range ax {
+					t += (q[k] - fv.body[k]) * ax[k]
+				}
+				t /= n2
+				if s75 < 0 && t < 0.75 {
+					s75 = s
+				}
+				if t < 0.25 {
+					s25 = s
+					break
+				}
+			}
+			if s75 < 0 {
+				s75 = s25
+			}
+			ws = append(ws, s25-s75)
+		}
+	}
+	if len(ws) == 0 {
+		return 0
+	}
+	sort.Float64s(ws)
+	return ws[len(ws)/2]
+}
+
+// maxSoftPx and maxSoftRel: softLook withholds a value whose pips fade
+// into the body over maxSoftPx pixels or more, and over maxSoftRel of
+// the face's edge or more (pipSoftness). A die's pips, however large the
+// die is in the frame, end within a few pixels of lens blur; a patch of
+// light on the cloth, read as a 1 on a face four or five dice wide, fades
+// over a tenth of its width.
+const (
+	maxSoftPx  = 10
+	maxSoftRel = 0.08
+)
+
+// softOff turns the soft-pips rule off (for tests).
+var softOff bool
+
+// softLook withholds the value of each detection whose kept value was
+// read from pips fading into the body like a glow, not ending at an edge
+// like paint (maxSoftPx, maxSoftRel). Like openLook it runs after the
+// frame's looks, so that the frame's other dice are read as before.
+func softLook(dets []Detection) {
+	if softOff {
+		return
+	}
+	for i := range dets {
+		d := &dets[i]
+		if d.Value > 0 && d.soft >= maxSoftPx {
+			d.Value, d.Confidence = 0, 0
+		}
+	}
 }

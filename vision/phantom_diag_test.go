@@ -36,7 +36,7 @@ func TestPhantomDiag(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	fmt.Fprintln(f, "mode\tseed\tphantom\ttrue\tvalue\tconf\tflat\tlooks\tblobs\ttmpl\tlv\tlscore\tncc\tjunk\tsq\tempty\tsilEdge\tedge\tnetV\tnetP\tnetRej\tringA\tringR\tringAS\tringRS\tenclosed\tenclosedPips\tnpips\tbox")
+	fmt.Fprintln(f, "mode\tseed\tphantom\ttrue\tvalue\tconf\tflat\tlooks\tblobs\ttmpl\tlv\tlscore\tncc\tjunk\tsq\tempty\tsilEdge\tedge\tnetV\tnetP\tnetRej\tringA\tringR\tringAS\tringRS\tenclosed\tenclosedPips\tnpips\topen\tnopen\tsoft\tbox")
 	type key [2]float64
 	var looks map[key][]string
 	var fvs map[key]faceValue
@@ -132,8 +132,10 @@ func TestPhantomDiag(t *testing.T) {
 				}
 				ra, rr, ras, rrs := phantomRing(r, fr, fv.c, 3)
 				em, ep := pipEnclosure(fr, fv)
-				fmt.Fprintf(f, "%s\t%d\t%d\t%d\t%d\t%.2f\t%v\t%s\t%d\t%d\t%d\t%.2f\t%.2f\t%v\t%v\t%.2f\t%.1f\t%.1f\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%v\n",
-					m, seed, ph, truth[j], d.Value, d.Confidence, d.Flat, lk, fv.blobs, fv.tmpl, fv.lv, fv.lscore, fv.nccScore, fv.junk, fv.sq, fv.empty, fv.silEdge, fv.c.edge, nv, np, nrej, ra, rr, ras, rrs, em, ep, fv.pipRing, d.Box)
+				op, nop := pipsOpen(fr, fv)
+				soft := pipSoftness(fr, fv)
+				fmt.Fprintf(f, "%s\t%d\t%d\t%d\t%d\t%.2f\t%v\t%s\t%d\t%d\t%d\t%.2f\t%.2f\t%v\t%v\t%.2f\t%.1f\t%.1f\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%.2f\t%d\t%.1f\t%v\n",
+					m, seed, ph, truth[j], d.Value, d.Confidence, d.Flat, lk, fv.blobs, fv.tmpl, fv.lv, fv.lscore, fv.nccScore, fv.junk, fv.sq, fv.empty, fv.silEdge, fv.c.edge, nv, np, nrej, ra, rr, ras, rrs, em, ep, fv.pipRing, op, nop, soft, d.Box)
 			}
 		}
 		img.Close()
@@ -242,7 +244,8 @@ func phantomRing(r *Reader, fr bgrImage, c candidate, w int) (abs, rel, absSide,
 }
 
 // TestPhantomPhotosDiag (DICEWATCH_PHANTOM_PHOTOS=1) reads the real photo
-// sets with and without the enclosure rule (each byler image with the fold
+// sets with and without the enclosure rule (=open: the open-pips rule,
+// openLook, in its place, =soft: softLook; each byler image with the fold
 // net that never saw it, as TestAccuracyPhotos) and lists every detection
 // whose value differs, and each set's detections matched to no label
 // that carry a value (at the rules' 0.8 or more).
@@ -250,7 +253,14 @@ func TestPhantomPhotosDiag(t *testing.T) {
 	if os.Getenv("DICEWATCH_PHANTOM_PHOTOS") == "" {
 		t.Skip("DICEWATCH_PHANTOM_PHOTOS not set")
 	}
-	defer func() { enclosureOff = false; checkTrace = nil }()
+	defer func() { enclosureOff, openOff, softOff = false, false, false; checkTrace = nil }()
+	rule := &enclosureOff
+	switch os.Getenv("DICEWATCH_PHANTOM_PHOTOS") {
+	case "open":
+		rule = &openOff
+	case "soft":
+		rule = &softOff
+	}
 	for _, bar := range photoBars {
 		ps := loadPhotoSet(t, bar.set)
 		r := NewReader(ReaderOptions{})
@@ -264,7 +274,7 @@ func TestPhantomPhotosDiag(t *testing.T) {
 			var outs [2][]Detection
 			var encl []string
 			for k, off := range []bool{true, false} {
-				enclosureOff = off
+				*rule = off
 				checkTrace = func(d *Detection, ci checkInfo) {
 					if !off && ci.enclosed < 0.7 && !strings.HasPrefix(ci.reason, "frame") {
 						encl = append(encl, fmt.Sprintf("(%.0f,%.0f) value? enclosed %.2f pips %.2f reason %q", d.CX, d.CY, ci.enclosed, ci.enclosedPips, ci.reason))

@@ -516,6 +516,8 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 	r.sizeEvidence(out)
 	r.cockLook(fr, out, roi.Min)
 	r.doubtCap(fr, out)
+	openLook(out)
+	softLook(out)
 	if !known {
 		printedLook(out)
 		// After doubtCap, which counts a size off the frame's typical

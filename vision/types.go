@@ -49,6 +49,14 @@ type Detection struct {
 	// outlined is printedOutline's share for the value check last kept
 	// (0 when none): see printedLook.
 	outlined float64
+	// open is pipsOpen's share of the pips open to the outside, for the
+	// value check last kept (0 when none, or fewer than minOpenCounted
+	// pips counted): see openLook.
+	open float64
+	// soft is pipSoftness's width in pixels for the value check last
+	// kept, when it is maxSoftRel of the face's edge or more (0 when
+	// none, or less): see softLook.
+	soft float64
 	// sideOut is, for a face the at-rest reader could not read, how much
 	// of what stands out lies past a square of the expected die size
 	// placed on it, in die areas (see restDie.sideOut).

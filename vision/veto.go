@@ -297,7 +297,11 @@ type checkInfo struct {
 	// outlined: the share of rays from the face that cross a thin stroke
 	// of the pips' colour into the body's colour again (printedOutline).
 	outlined float64
-	reason   string
+	// open, openN: the share of the value's pips open to the outside
+	// and how many pipsOpen counted.
+	open   float64
+	openN  int
+	reason string
 }
 
 // checkTrace, when set (tests), is called with every value checked.
@@ -339,6 +343,7 @@ func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
 		// Used only without a known size (printedLook).
 		ci.outlined = printedOutline(fr, fv)
 	}
+	ci.open, ci.openN = pipsOpen(fr, fv)
 	switch {
 	case ci.pipRel > 0 && ci.pipRel < minPipRel:
 		ci.reason = "layout smaller than the die's"
@@ -354,6 +359,14 @@ func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
 		// Kept for printedLook, which withholds the value once the
 		// frame's other looks are done.
 		d.outlined = ci.outlined
+		d.open = 0
+		if ci.openN >= minOpenCounted {
+			d.open = ci.open
+		}
+		d.soft = 0
+		if w := pipSoftness(fr, fv); w >= maxSoftRel*fv.c.edge {
+			d.soft = w
+		}
 	}
 	return ci.reason == ""
 }
