@@ -64,7 +64,7 @@ func TestCockNetParity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const row = cockIn + cockExtra + 1
+	row := n.in() + cockExtra + 1
 	if len(data)%(4*row) != 0 || len(data) == 0 {
 		t.Fatalf("parity.bin: %d bytes, not rows of %d float32s", len(data), row)
 	}
@@ -74,7 +74,7 @@ func TestCockNetParity(t *testing.T) {
 		if err := binary.Read(bytes.NewReader(data[4*row*k:4*row*(k+1)]), binary.LittleEndian, x); err != nil {
 			t.Fatal(err)
 		}
-		got := s.forward(n, x[:cockIn+cockExtra])
+		got := s.forward(n, x[:row-1])
 		if want := float64(x[row-1]); math.Abs(got-want) > 1e-4 {
 			t.Errorf("row %d: Go %.5f, torch %.5f", k, got, want)
 		}
@@ -161,7 +161,8 @@ func TestCockFlatStills(t *testing.T) {
 func marshalCockNet(n *cockNet) []byte {
 	var b bytes.Buffer
 	b.WriteString(cockMagic)
-	binary.Write(&b, binary.LittleEndian, []uint32{cockIn, uint32(n.c1), uint32(n.c2), uint32(n.hid)})
+	binary.Write(&b, binary.LittleEndian, []uint32{uint32(n.side), uint32(n.chans), uint32(n.spanMilli), uint32(n.core),
+		uint32(n.c1), uint32(n.c2), uint32(n.c3), uint32(n.hid)})
 	for _, p := range n.params() {
 		binary.Write(&b, binary.LittleEndian, p)
 	}
@@ -169,9 +170,9 @@ func marshalCockNet(n *cockNet) []byte {
 }
 
 // randomCockNet is a cocked net of that shape with normal weights.
-func randomCockNet(c1, c2, hid int, seed uint64) *cockNet {
+func randomCockNet(sh cockShape, seed uint64) *cockNet {
 	rng := rand.New(rand.NewPCG(seed, seed+1))
-	n := allocCockNet(c1, c2, hid)
+	n := allocCockNet(sh)
 	for _, p := range n.params() {
 		for i := range p {
 			p[i] = float32(rng.NormFloat64() * 0.3)
@@ -186,22 +187,50 @@ func randomCockNet(c1, c2, hid int, seed uint64) *cockNet {
 // for them: every die called flat, with no error anywhere.
 func TestCockNetShapeBounds(t *testing.T) {
 	var s cockScratch
-	x := make([]float32, cockIn+cockExtra)
+	x := make([]float32, cockMaxIn+cockExtra)
 	for i := range x {
 		x[i] = float32(i%7) / 7
 	}
-	for _, sh := range [][3]int{{1, 1, 1}, {cockMaxC1, cockMaxC2, cockMaxHid}} {
-		n, err := unmarshalCockNet(marshalCockNet(randomCockNet(sh[0], sh[1], sh[2], 3)))
+	small := cockShape{side: 8, chans: 2, spanMilli: 1000, core: 2, c1: 1, c2: 1, hid: 1}
+	large := cockShape{side: cockMaxSide, chans: cockMaxChans, spanMilli: 6000, core: cockMaxSide,
+		c1: cockMaxC1, c2: cockMaxC2, c3: cockMaxC3, hid: cockMaxHid}
+	twoConv := large
+	twoConv.c3 = 0
+	for _, sh := range []cockShape{small, large, twoConv} {
+		n, err := unmarshalCockNet(marshalCockNet(randomCockNet(sh, 3)))
 		if err != nil {
-			t.Fatalf("shape %v: %v", sh, err)
+			t.Fatalf("shape %+v: %v", sh, err)
 		}
-		if p := s.forward(n, x); !(p > 0 && p < 1) {
-			t.Errorf("shape %v: forward gives %v", sh, p)
+		if p := s.forward(n, x[:n.in()+cockExtra]); !(p >= 0 && p <= 1) {
+			t.Errorf("shape %+v: forward gives %v", sh, p)
+		}
+		// The whole patch is sampled into the scratch: a frame of
+		// noise, a die at its centre.
+		fr := bgrImage{pix: make([]uint8, 3*300*300), w: 300, h: 300}
+		for i := range fr.pix {
+			fr.pix[i] = uint8(i * 13)
+		}
+		if p := s.cockProb(n, fr, Detection{CX: 150, CY: 150, Flatness: 0.9, SizeRatio: 1}, image.Point{}, 40); math.IsNaN(p) || p < 0 || p > 1 {
+			t.Errorf("shape %+v: cockProb gives %v", sh, p)
 		}
 	}
-	for _, sh := range [][3]int{{cockMaxC1 + 1, 1, 1}, {1, cockMaxC2 + 1, 1}, {1, 1, cockMaxHid + 1}, {64, 64, 256}} {
-		if _, err := unmarshalCockNet(marshalCockNet(randomCockNet(sh[0], sh[1], sh[2], 4))); err == nil {
-			t.Errorf("shape %v: loaded, larger than cockScratch", sh)
+	bad := []func(*cockShape){
+		func(sh *cockShape) { sh.c1 = cockMaxC1 + 1 },
+		func(sh *cockShape) { sh.c2 = cockMaxC2 + 1 },
+		func(sh *cockShape) { sh.c3 = cockMaxC3 + 1 },
+		func(sh *cockShape) { sh.hid = cockMaxHid + 1 },
+		func(sh *cockShape) { sh.side = cockMaxSide + 8 },
+		func(sh *cockShape) { sh.side = 20 }, // three pools need a side of eights
+		func(sh *cockShape) { sh.chans = cockMaxChans + 1 },
+		func(sh *cockShape) { sh.chans = 1 },
+		func(sh *cockShape) { sh.core = sh.side + 2 },
+		func(sh *cockShape) { sh.spanMilli = 500 },
+	}
+	for i, f := range bad {
+		sh := large
+		f(&sh)
+		if _, err := unmarshalCockNet(marshalCockNet(randomCockNet(sh, 4))); err == nil {
+			t.Errorf("shape %d %+v: loaded, outside cockScratch's room", i, sh)
 		}
 	}
 }
@@ -212,11 +241,11 @@ func TestCockNetShapeBounds(t *testing.T) {
 // than the data's length asks for); it never panics.
 func FuzzCockNet(f *testing.F) {
 	f.Add(builtinCockNetData)
-	f.Add(marshalCockNet(randomCockNet(1, 1, 1, 5)))
-	f.Add(marshalCockNet(randomCockNet(2, 3, 4, 6)))
+	f.Add(marshalCockNet(randomCockNet(cockShape{side: 8, chans: 2, spanMilli: 1000, core: 2, c1: 1, c2: 1, hid: 1}, 5)))
+	f.Add(marshalCockNet(randomCockNet(cockShape{side: 16, chans: 3, spanMilli: 2500, core: 5, c1: 2, c2: 3, c3: 2, hid: 4}, 6)))
 	f.Add([]byte(cockMagic))
 	var s cockScratch
-	x := make([]float32, cockIn+cockExtra)
+	x := make([]float32, cockMaxIn+cockExtra)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n, err := unmarshalCockNet(data)
 		if err != nil {
@@ -234,7 +263,7 @@ func FuzzCockNet(f *testing.F) {
 		}
 		// Finite weights may still overflow to a NaN (cockLook then
 		// keeps the footprint's call); anything else is a probability.
-		if p := s.forward(n, x); p < 0 || p > 1 {
+		if p := s.forward(n, x[:n.in()+cockExtra]); p < 0 || p > 1 {
 			t.Fatalf("forward gives %v", p)
 		}
 	})
