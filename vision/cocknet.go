@@ -172,15 +172,51 @@ func unmarshalCockNet(data []byte) (*cockNet, error) {
 	return n, nil
 }
 
-//go:embed cocknet.bin
-var builtinCockNetData []byte
+// The reader ships two cocked nets on the same patch, and a die's
+// probability is the lower of theirs. cocknet.bin learnt every patch in
+// all eight quarter turns and mirrors, so it cannot tell which side of a
+// die a side face shows; cocknet_up.bin learnt them only as they are and
+// mirrored left to right, so it can learn that a camera looking aslant
+// at the table shows flat dice's near side faces below their tops, where
+// a cocked die shows one on any side. That holds for an upright camera
+// (the generated stills' tilted ones, a webcam at a table's side) but not
+// for one straight overhead, whose dice show side faces towards the
+// picture's centre, on any side: the upright net alone called 241 of
+// byler's overhead dice not flat. Taking the lower of the two, a die is
+// called cocked only when both nets find it so.
+var (
+	//go:embed cocknet.bin
+	builtinCockNetData []byte
+	//go:embed cocknet_up.bin
+	builtinCockNetUpData []byte
+)
 
-// builtinCockNet is the cocked net the reader ships with, or nil and why
-// it did not load: Read then keeps the footprint's flat call and caps no
-// value by it. A variable so tests can stand in a failed load.
-var builtinCockNet = sync.OnceValues(func() (*cockNet, error) {
-	return unmarshalCockNet(builtinCockNetData)
+// cockNets are cocked nets with the same patch (cockShape's side,
+// channels, span and core): a die's probability is the lowest of theirs.
+type cockNets []*cockNet
+
+// builtinCockNet is the cocked nets the reader ships with, or nil and why
+// they did not load: Read then keeps the footprint's flat call and caps
+// no value by them. A variable so tests can stand in a failed load.
+var builtinCockNet = sync.OnceValues(func() (cockNets, error) {
+	var ns cockNets
+	for _, data := range [][]byte{builtinCockNetData, builtinCockNetUpData} {
+		n, err := unmarshalCockNet(data)
+		if err != nil {
+			return nil, err
+		}
+		if len(ns) > 0 && !ns[0].samePatch(n.cockShape) {
+			return nil, errors.New("vision: cocked nets: the nets' patches differ")
+		}
+		ns = append(ns, n)
+	}
+	return ns, nil
 })
+
+// samePatch reports whether a net of shape o reads the same input.
+func (sh cockShape) samePatch(o cockShape) bool {
+	return sh.side == o.side && sh.chans == o.chans && sh.spanMilli == o.spanMilli && sh.core == o.core
+}
 
 // CockNetError is why the cocked net built into the package did not load
 // (nil: it loaded). While it is not nil, Detection.Flat is the
@@ -281,18 +317,32 @@ func (s *cockScratch) cockInput(sh cockShape, fr bgrImage, cx, cy, edge float64,
 	}
 }
 
-// cockProb is the net's probability that detection d (frame pixels
+// cockProb is the nets' probability that detection d (frame pixels
 // less off, the region's offset) is cocked; edge is cockEdge's. The
-// net's input is left in s.x[:n.in()+cockExtra].
-func (s *cockScratch) cockProb(n *cockNet, fr bgrImage, d Detection, off image.Point, edge float64) float64 {
-	if edge <= 0 {
+// nets' input is left in s.x[:ns[0].in()+cockExtra].
+func (s *cockScratch) cockProb(ns cockNets, fr bgrImage, d Detection, off image.Point, edge float64) float64 {
+	if edge <= 0 || len(ns) == 0 {
 		return 0
 	}
-	in := n.in()
+	in := ns[0].in()
 	x := s.x[:in+cockExtra]
-	s.cockInput(n.cockShape, fr, d.CX-float64(off.X), d.CY-float64(off.Y), edge, x[:in])
+	s.cockInput(ns[0].cockShape, fr, d.CX-float64(off.X), d.CY-float64(off.Y), edge, x[:in])
 	x[in], x[in+1] = cockScalars(d)
-	return s.forward(n, x)
+	return s.forwardAll(ns, x)
+}
+
+// forwardAll is the lowest of the nets' probabilities on x (NaN when any
+// is NaN).
+func (s *cockScratch) forwardAll(ns cockNets, x []float32) float64 {
+	p := 1.0
+	for _, n := range ns {
+		q := s.forward(n, x)
+		if math.IsNaN(q) {
+			return q
+		}
+		p = min(p, q)
+	}
+	return p
 }
 
 // forward runs the net on x (the grid, then the scalars).
@@ -352,10 +402,10 @@ const (
 	// called not flat. The net decides the call alone (the footprint's
 	// flatness score is one of its inputs), but for a die another rule
 	// found not flat (keepNotFlat).
-	cockNotFlat = 0.5
+	cockNotFlat = 0.45
 	// cockUnsure is the probability from which a value read off the die
 	// is not given as sure: it is capped at doubtMaxConf.
-	cockUnsure = 0.4
+	cockUnsure = 0.35
 )
 
 // cockOff turns cockLook off (diagnosis and the tests that show what it
@@ -395,10 +445,10 @@ func (r *Reader) cockLook(fr bgrImage, dets []Detection, off image.Point) {
 			continue
 		}
 		if cockTrace != nil {
-			cockTrace(*d, r.cs.x[:n.in()+cockExtra])
+			cockTrace(*d, r.cs.x[:n[0].in()+cockExtra])
 		}
 		if cockTraceFrame != nil {
-			cockTraceFrame(*d, r.cs.x[:n.in()+cockExtra], fr, off, edge)
+			cockTraceFrame(*d, r.cs.x[:n[0].in()+cockExtra], fr, off, edge)
 		}
 		d.cockP = p
 		if d.keepNotFlat {

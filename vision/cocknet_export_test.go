@@ -178,14 +178,14 @@ func TestCockExportInputs(t *testing.T) {
 				continue
 			}
 			checked++
-			if p := sc.forward(n, c.x); math.Abs(p-d.cockP) > 1e-9 {
+			if p := sc.forwardAll(n, c.x); math.Abs(p-d.cockP) > 1e-9 {
 				t.Errorf("still %d die at %.0f,%.0f: net on the exported row %.4f, in Read %.4f", seed, d.CX, d.CY, p, d.cockP)
 			}
-			in := n.in()
+			in := n[0].in()
 			y := make([]float32, in+cockExtra)
-			sc.cockInput(n.cockShape, fr, d.CX, d.CY, r.cockEdge(d), y[:in])
+			sc.cockInput(n[0].cockShape, fr, d.CX, d.CY, r.cockEdge(d), y[:in])
 			y[in], y[in+1] = cockScalars(d)
-			if p := sc.forward(n, y); math.Abs(p-d.cockP) > 1e-6 {
+			if p := sc.forwardAll(n, y); math.Abs(p-d.cockP) > 1e-6 {
 				rebuiltOff++
 			}
 		}

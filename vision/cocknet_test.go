@@ -30,6 +30,7 @@ func BenchmarkCockProb(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		s.cockProb(n, fr, d, image.Point{}, 40)
 	}
+	b.ReportMetric(float64(len(n)), "nets")
 }
 
 // TestCockSureStills reads the cocked dice called flat that the never-read
@@ -56,27 +57,33 @@ func TestCockSureStills(t *testing.T) {
 // scalars and torch's probability): the Go forward pass must be the net
 // that was trained.
 func TestCockNetParity(t *testing.T) {
-	n, err := builtinCockNet()
+	ns, err := builtinCockNet()
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile("testdata/cocknet/parity.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	row := n.in() + cockExtra + 1
-	if len(data)%(4*row) != 0 || len(data) == 0 {
-		t.Fatalf("parity.bin: %d bytes, not rows of %d float32s", len(data), row)
+	files := []string{"testdata/cocknet/parity.bin", "testdata/cocknet/parity_up.bin"}
+	if len(ns) != len(files) {
+		t.Fatalf("%d nets, %d parity files", len(ns), len(files))
 	}
 	var s cockScratch
-	x := make([]float32, row)
-	for k := 0; k < len(data)/(4*row); k++ {
-		if err := binary.Read(bytes.NewReader(data[4*row*k:4*row*(k+1)]), binary.LittleEndian, x); err != nil {
+	for k, n := range ns {
+		data, err := os.ReadFile(files[k])
+		if err != nil {
 			t.Fatal(err)
 		}
-		got := s.forward(n, x[:row-1])
-		if want := float64(x[row-1]); math.Abs(got-want) > 1e-4 {
-			t.Errorf("row %d: Go %.5f, torch %.5f", k, got, want)
+		row := n.in() + cockExtra + 1
+		if len(data)%(4*row) != 0 || len(data) == 0 {
+			t.Fatalf("%s: %d bytes, not rows of %d float32s", files[k], len(data), row)
+		}
+		x := make([]float32, row)
+		for r := 0; r < len(data)/(4*row); r++ {
+			if err := binary.Read(bytes.NewReader(data[4*row*r:4*row*(r+1)]), binary.LittleEndian, x); err != nil {
+				t.Fatal(err)
+			}
+			got := s.forward(n, x[:row-1])
+			if want := float64(x[row-1]); math.Abs(got-want) > 1e-4 {
+				t.Errorf("%s row %d: Go %.5f, torch %.5f", files[k], r, got, want)
+			}
 		}
 	}
 }
@@ -210,7 +217,7 @@ func TestCockNetShapeBounds(t *testing.T) {
 		for i := range fr.pix {
 			fr.pix[i] = uint8(i * 13)
 		}
-		if p := s.cockProb(n, fr, Detection{CX: 150, CY: 150, Flatness: 0.9, SizeRatio: 1}, image.Point{}, 40); math.IsNaN(p) || p < 0 || p > 1 {
+		if p := s.cockProb(cockNets{n}, fr, Detection{CX: 150, CY: 150, Flatness: 0.9, SizeRatio: 1}, image.Point{}, 40); math.IsNaN(p) || p < 0 || p > 1 {
 			t.Errorf("shape %+v: cockProb gives %v", sh, p)
 		}
 	}
@@ -305,7 +312,7 @@ func TestCockNetFallback(t *testing.T) {
 	off := read()
 	cockOff = false
 	saved := builtinCockNet
-	builtinCockNet = func() (*cockNet, error) { return nil, errors.New("damaged") }
+	builtinCockNet = func() (cockNets, error) { return nil, errors.New("damaged") }
 	failedErr := CockNetError()
 	failed := read()
 	builtinCockNet = saved
