@@ -332,7 +332,9 @@ func (s *cockScratch) cockProb(ns cockNets, fr bgrImage, d Detection, off image.
 }
 
 // forwardAll is the lowest of the nets' probabilities on x (NaN when any
-// is NaN).
+// is NaN), except that once one is under cockUnsure, the lowest cut that
+// decides anything, the nets after it are not run and that one's is
+// given: no decision would differ. Most dice stop at the first net.
 func (s *cockScratch) forwardAll(ns cockNets, x []float32) float64 {
 	p := 1.0
 	for _, n := range ns {
@@ -341,6 +343,9 @@ func (s *cockScratch) forwardAll(ns cockNets, x []float32) float64 {
 			return q
 		}
 		p = min(p, q)
+		if p < cockUnsure {
+			break
+		}
 	}
 	return p
 }

@@ -354,3 +354,48 @@ func TestCockLookNoEdge(t *testing.T) {
 		t.Errorf("no edge: flat %v cockP %.2f, want the footprint's not flat kept", dets[0].Flat, dets[0].cockP)
 	}
 }
+
+// TestCockNetsLowest: forwardAll gives the lowest of the shipped nets'
+// probabilities, or one under cockUnsure that decides the same: on the
+// rows of both parity files, every flat call and cap it makes is the one
+// the lowest of every net's output makes, and the two nets disagree
+// somewhere (else taking the lower would change nothing).
+func TestCockNetsLowest(t *testing.T) {
+	ns, err := builtinCockNet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ns) != 2 {
+		t.Fatalf("%d nets, want 2", len(ns))
+	}
+	var s cockScratch
+	row := ns[0].in() + cockExtra + 1
+	x := make([]float32, row)
+	rows, differ := 0, 0
+	for _, file := range []string{"testdata/cocknet/parity.bin", "testdata/cocknet/parity_up.bin"} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := 0; r < len(data)/(4*row); r++ {
+			if err := binary.Read(bytes.NewReader(data[4*row*r:4*row*(r+1)]), binary.LittleEndian, x); err != nil {
+				t.Fatal(err)
+			}
+			in := x[:row-1]
+			a, b := s.forward(ns[0], in), s.forward(ns[1], in)
+			low := min(a, b)
+			got := s.forwardAll(ns, in)
+			if (got >= cockNotFlat) != (low >= cockNotFlat) || (got >= cockUnsure) != (low >= cockUnsure) || got < low {
+				t.Errorf("%s row %d: nets %.3f and %.3f, forwardAll %.3f", file, r, a, b, got)
+			}
+			if (a >= cockNotFlat) != (b >= cockNotFlat) {
+				differ++
+			}
+			rows++
+		}
+	}
+	if differ == 0 {
+		t.Errorf("the two nets call all %d rows alike", rows)
+	}
+	t.Logf("%d rows, the nets' calls differ on %d", rows, differ)
+}
