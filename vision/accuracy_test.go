@@ -403,10 +403,10 @@ var photoBars = []photoBar{
 	// on a diagonal, and is read as a 3.
 	{set: "byler_d6", minRecall: 0.9715, minPrecision: 0.975, maxWrong: 0.01, maxUnreadable: 0.0680,
 		issueRecall: 0.97, issuePrecision: 0.97, issueWrong: 0.01, issueUnreadable: 0.05, maxConfidentWrong: 1,
-		maxNotFlat: 110},
+		maxNotFlat: 100},
 	{set: "matteo_webcam", minRecall: 0.87, minPrecision: 0, maxWrong: 0.01, maxUnreadable: 0.03,
 		issueRecall: 0.90, issuePrecision: 0, issueWrong: 0.01, issueUnreadable: 1, pipBoxes: true,
-		maxNotFlat: 225},
+		maxNotFlat: 125},
 }
 
 // TestAccuracyPhotos is the accuracy harness and regression test on the

@@ -13,107 +13,210 @@ import (
 )
 
 // The cocked net: a small convolutional net of its own (not the face net)
-// that looks at the square of cockSpan die edges around a read or unread
-// die and gives the probability that the die is cocked (leaning on
-// something, a side face turned up) rather than lying flat. It is given
-// the pixels round the die so that it can use what the flatness score
-// (aspect times fill of the footprint) leaves out, such as a side face's
-// band of shaded body colour along one edge or the pips' place in the
-// face (what it learnt to use has not been taken apart). Two numbers join the
+// that looks at a square of die edges around a read or unread die and
+// gives the probability that the die is cocked (leaning on something, a
+// side face turned up) rather than lying flat. It is given the pixels
+// round the die so that it can use what the flatness score (aspect times
+// fill of the footprint) leaves out, such as a side face's band of shaded
+// body colour along one edge or the pips' place in the face (what it
+// learnt to use has not been taken apart). Two numbers join the
 // convolutions' output: the footprint's flatness score and the size
 // ratio. It learnt from generated stills only (testdata/cocknet/SOURCE.md).
+//
+// The patch's geometry (samples a side, die edges spanned, the centre
+// square that sets the body's colour and the scales, the channels) is
+// the weight file's, within cockMax*'s bounds.
 const (
-	// cockSide is the side of the net's input grid, in samples.
-	cockSide = 16
-	// cockSpan is the side of the square sampled, in die edges.
-	cockSpan = 2.0
-	// cockChans: the luminance, and the colour distance from the body.
-	cockChans = 2
-	cockIn    = cockSide * cockSide * cockChans
-	// cockCore is the side, in samples, of the centre square (about
-	// three quarters of the die's face) that sets the body colour and
-	// the scales.
-	cockCore = 6
+	// cockMaxSide is the largest side of the net's input grid, in
+	// samples; cockMaxChans its most channels: the luminance, the
+	// colour distance from the body, and the distance of the
+	// chromaticity (colour over brightness) from the body's, which a
+	// shaded side face of the body's own colour keeps small.
+	cockMaxSide  = 32
+	cockMaxChans = 3
+	cockMaxIn    = cockMaxSide * cockMaxSide * cockMaxChans
 	// cockExtra is the number of scalars beside the grid: flatness and
 	// the log of the size ratio.
 	cockExtra = 2
-	cockMagic = "DWCK1\n"
+	cockMagic = "DWCK2\n"
 	// cockLeak is the hidden layer's slope below zero (a leaky ReLU:
 	// with a plain one, a small net learnt to leave every hidden unit
 	// at zero for many patches, which then all got the same output).
 	cockLeak = 0.05
 )
 
-// cockNet: conv 3x3 (cockChans -> c1) ReLU, 2x2 max pool, conv 3x3 (c1 ->
-// c2) ReLU, 2x2 max pool, a fully connected ReLU layer of hid on the
-// pooled grid and the scalars (leaky: cockLeak), and one logit.
-type cockNet struct {
-	c1, c2, hid int
-	w1, b1      []float32
-	w2, b2      []float32
-	w3, b3      []float32 // hid x (c2*(cockSide/4)^2 + cockExtra)
-	w4, b4      []float32 // 1 x hid
+// The largest cocked net cockScratch has room for (the loader refuses a
+// larger one).
+const (
+	cockMaxC1  = 16
+	cockMaxC2  = 32
+	cockMaxC3  = 32
+	cockMaxHid = 256
+)
+
+// cockShape is a cocked net's geometry and size, as its file's header
+// gives them.
+type cockShape struct {
+	side, chans int
+	// spanMilli is the square's side in thousandths of a die edge.
+	spanMilli int
+	// core is the side, in samples, of the centre square (about three
+	// quarters of the die's face) that sets the body colour and the
+	// scales.
+	core            int
+	c1, c2, c3, hid int
 }
 
-func (n *cockNet) flatLen() int { return n.c2*(cockSide/4)*(cockSide/4) + cockExtra }
+func (sh cockShape) span() float64 { return float64(sh.spanMilli) / 1000 }
+
+// in is the length of the grid (every channel).
+func (sh cockShape) in() int { return sh.side * sh.side * sh.chans }
+
+// grid is the side of the last pooled grid and last its channels.
+func (sh cockShape) grid() (g, last int) {
+	if sh.c3 > 0 {
+		return sh.side / 8, sh.c3
+	}
+	return sh.side / 4, sh.c2
+}
+
+func (sh cockShape) flatLen() int {
+	g, last := sh.grid()
+	return last*g*g + cockExtra
+}
+
+// ok reports whether the shape is within cockScratch's room.
+func (sh cockShape) ok() bool {
+	step := 4
+	if sh.c3 > 0 {
+		step = 8
+	}
+	return sh.side >= 8 && sh.side <= cockMaxSide && sh.side%step == 0 &&
+		sh.chans >= 2 && sh.chans <= cockMaxChans &&
+		sh.spanMilli >= 1000 && sh.spanMilli <= 6000 &&
+		sh.core >= 2 && sh.core <= sh.side &&
+		sh.c1 >= 1 && sh.c1 <= cockMaxC1 && sh.c2 >= 1 && sh.c2 <= cockMaxC2 &&
+		sh.c3 >= 0 && sh.c3 <= cockMaxC3 && sh.hid >= 1 && sh.hid <= cockMaxHid
+}
+
+// params is the number of weights of a net of that shape.
+func (sh cockShape) params() int {
+	n := sh.c1*sh.chans*9 + sh.c1 + sh.c2*sh.c1*9 + sh.c2
+	if sh.c3 > 0 {
+		n += sh.c3*sh.c2*9 + sh.c3
+	}
+	return n + sh.hid*sh.flatLen() + sh.hid + sh.hid + 1
+}
+
+// cockNet: conv 3x3 (chans -> c1) ReLU, 2x2 max pool, conv 3x3 (c1 ->
+// c2) ReLU, 2x2 max pool, when c3 > 0 a third of each (c2 -> c3), a
+// fully connected layer of hid on the pooled grid and the scalars
+// (leaky: cockLeak), and one logit.
+type cockNet struct {
+	cockShape
+	w1, b1 []float32
+	w2, b2 []float32
+	w5, b5 []float32 // the third convolution (empty without one)
+	w3, b3 []float32 // hid x flatLen
+	w4, b4 []float32 // 1 x hid
+}
 
 func (n *cockNet) params() [][]float32 {
-	return [][]float32{n.w1, n.b1, n.w2, n.b2, n.w3, n.b3, n.w4, n.b4}
+	return [][]float32{n.w1, n.b1, n.w2, n.b2, n.w5, n.b5, n.w3, n.b3, n.w4, n.b4}
 }
 
-// cockNetParams is the number of weights of a cocked net of that shape.
-func cockNetParams(c1, c2, hid int) int {
-	flat := c2*(cockSide/4)*(cockSide/4) + cockExtra
-	return c1*cockChans*9 + c1 + c2*c1*9 + c2 + hid*flat + hid + hid + 1
-}
-
-func allocCockNet(c1, c2, hid int) *cockNet {
-	n := &cockNet{c1: c1, c2: c2, hid: hid}
-	n.w1, n.b1 = make([]float32, c1*cockChans*9), make([]float32, c1)
-	n.w2, n.b2 = make([]float32, c2*c1*9), make([]float32, c2)
-	n.w3, n.b3 = make([]float32, hid*n.flatLen()), make([]float32, hid)
-	n.w4, n.b4 = make([]float32, hid), make([]float32, 1)
+func allocCockNet(sh cockShape) *cockNet {
+	n := &cockNet{cockShape: sh}
+	n.w1, n.b1 = make([]float32, sh.c1*sh.chans*9), make([]float32, sh.c1)
+	n.w2, n.b2 = make([]float32, sh.c2*sh.c1*9), make([]float32, sh.c2)
+	n.w5, n.b5 = make([]float32, sh.c3*sh.c2*9), make([]float32, sh.c3)
+	n.w3, n.b3 = make([]float32, sh.hid*sh.flatLen()), make([]float32, sh.hid)
+	n.w4, n.b4 = make([]float32, sh.hid), make([]float32, 1)
 	return n
 }
 
-// unmarshalCockNet reads the weights: magic, four uint32 sizes (input,
-// c1, c2, hidden), then every weight as little-endian float32. A damaged
-// file is an error, never a panic.
+// unmarshalCockNet reads the weights: magic, eight uint32s (side,
+// channels, span in thousandths of an edge, core, c1, c2, c3, hidden),
+// then every weight as little-endian float32. A damaged file is an
+// error, never a panic.
 func unmarshalCockNet(data []byte) (*cockNet, error) {
 	if !bytes.HasPrefix(data, []byte(cockMagic)) {
 		return nil, errors.New("vision: cocked net: bad magic")
 	}
 	rd := bytes.NewReader(data[len(cockMagic):])
-	var sz [4]uint32
+	var sz [8]uint32
 	if err := binary.Read(rd, binary.LittleEndian, sz[:]); err != nil {
 		return nil, fmt.Errorf("vision: cocked net: header: %w", err)
 	}
+	for _, v := range sz {
+		if v > 1<<16 {
+			return nil, fmt.Errorf("vision: cocked net: shape %v out of bounds", sz)
+		}
+	}
+	sh := cockShape{side: int(sz[0]), chans: int(sz[1]), spanMilli: int(sz[2]), core: int(sz[3]),
+		c1: int(sz[4]), c2: int(sz[5]), c3: int(sz[6]), hid: int(sz[7])}
 	// The shape's bounds are cockScratch's: a net larger than its
 	// buffers could load but never run.
-	if sz[0] != cockIn || sz[1] == 0 || sz[2] == 0 || sz[3] == 0 || sz[1] > cockMaxC1 || sz[2] > cockMaxC2 || sz[3] > cockMaxHid {
-		return nil, fmt.Errorf("vision: cocked net: shape %v, want input %d and at most %d, %d, %d units", sz, cockIn, cockMaxC1, cockMaxC2, cockMaxHid)
+	if !sh.ok() {
+		return nil, fmt.Errorf("vision: cocked net: shape %v out of bounds (side at most %d, channels 2..%d, at most %d, %d, %d, %d units)",
+			sz, cockMaxSide, cockMaxChans, cockMaxC1, cockMaxC2, cockMaxC3, cockMaxHid)
 	}
 	// The length is checked before any room is made for the weights.
-	c1, c2, hid := int(sz[1]), int(sz[2]), int(sz[3])
-	if want := len(cockMagic) + 16 + 4*cockNetParams(c1, c2, hid); len(data) != want {
+	if want := len(cockMagic) + 4*len(sz) + 4*sh.params(); len(data) != want {
 		return nil, fmt.Errorf("vision: cocked net: %d bytes, want %d", len(data), want)
 	}
-	n := allocCockNet(c1, c2, hid)
+	n := allocCockNet(sh)
 	if err := readWeights(rd, n.params(), "cocked net"); err != nil {
 		return nil, err
 	}
 	return n, nil
 }
 
-//go:embed cocknet.bin
-var builtinCockNetData []byte
+// The reader ships two cocked nets on the same patch, and a die's
+// probability is the lower of theirs. cocknet.bin learnt every patch in
+// all eight quarter turns and mirrors, so it cannot tell which side of a
+// die a side face shows; cocknet_up.bin learnt them only as they are and
+// mirrored left to right, so it can learn that a camera looking aslant
+// at the table shows flat dice's near side faces below their tops, where
+// a cocked die shows one on any side. That holds for an upright camera
+// (the generated stills' tilted ones, a webcam at a table's side) but not
+// for one straight overhead, whose dice show side faces towards the
+// picture's centre, on any side: the upright net alone called 241 of
+// byler's overhead dice not flat. Taking the lower of the two, a die is
+// called cocked only when both nets find it so.
+var (
+	//go:embed cocknet.bin
+	builtinCockNetData []byte
+	//go:embed cocknet_up.bin
+	builtinCockNetUpData []byte
+)
 
-// builtinCockNet is the cocked net the reader ships with, or nil and why
-// it did not load: Read then keeps the footprint's flat call and caps no
-// value by it. A variable so tests can stand in a failed load.
-var builtinCockNet = sync.OnceValues(func() (*cockNet, error) {
-	return unmarshalCockNet(builtinCockNetData)
+// cockNets are cocked nets with the same patch (cockShape's side,
+// channels, span and core): a die's probability is the lowest of theirs.
+type cockNets []*cockNet
+
+// builtinCockNet is the cocked nets the reader ships with, or nil and why
+// they did not load: Read then keeps the footprint's flat call and caps
+// no value by them. A variable so tests can stand in a failed load.
+var builtinCockNet = sync.OnceValues(func() (cockNets, error) {
+	var ns cockNets
+	for _, data := range [][]byte{builtinCockNetData, builtinCockNetUpData} {
+		n, err := unmarshalCockNet(data)
+		if err != nil {
+			return nil, err
+		}
+		if len(ns) > 0 && !ns[0].samePatch(n.cockShape) {
+			return nil, errors.New("vision: cocked nets: the nets' patches differ")
+		}
+		ns = append(ns, n)
+	}
+	return ns, nil
 })
+
+// samePatch reports whether a net of shape o reads the same input.
+func (sh cockShape) samePatch(o cockShape) bool {
+	return sh.side == o.side && sh.chans == o.chans && sh.spanMilli == o.spanMilli && sh.core == o.core
+}
 
 // CockNetError is why the cocked net built into the package did not load
 // (nil: it loaded). While it is not nil, Detection.Flat is the
@@ -124,48 +227,50 @@ func CockNetError() error {
 	return err
 }
 
-// The largest cocked net cockScratch has room for (the loader refuses a
-// larger one).
-const (
-	cockMaxC1  = 16
-	cockMaxC2  = 32
-	cockMaxHid = 256
-)
-
 // cockScratch holds one Reader's buffers for the cocked net.
 type cockScratch struct {
-	x          [cockIn + cockExtra]float32
-	a1         [cockMaxC1 * cockSide * cockSide]float32
-	p1         [cockMaxC1 * cockSide * cockSide / 4]float32
-	a2         [cockMaxC2 * cockSide * cockSide / 4]float32
-	p2         [cockMaxC2 * cockSide * cockSide / 16]float32
-	i1, i2     [cockMaxC1 * cockSide * cockSide]int32
-	pad, acc   [cockMaxC2 * (cockSide + 2) * (cockSide + 2)]float32
+	x          [cockMaxIn + cockExtra]float32
+	a1         [cockMaxC1 * cockMaxSide * cockMaxSide]float32
+	p1         [cockMaxC1 * cockMaxSide * cockMaxSide / 4]float32
+	a2         [cockMaxC2 * cockMaxSide * cockMaxSide / 4]float32
+	p2         [cockMaxC2 * cockMaxSide * cockMaxSide / 16]float32
+	a3         [cockMaxC3 * cockMaxSide * cockMaxSide / 16]float32
+	p3         [cockMaxC3 * cockMaxSide * cockMaxSide / 64]float32
+	i1         [cockMaxC1 * cockMaxSide * cockMaxSide / 4]int32
+	i2         [cockMaxC2 * cockMaxSide * cockMaxSide / 16]int32
+	i3         [cockMaxC3 * cockMaxSide * cockMaxSide / 64]int32
+	pad, acc   [cockMaxC1 * (cockMaxSide/2 + 2) * (cockMaxSide/2 + 2)]float32
 	h          [cockMaxHid]float32
-	core, dist [cockSide * cockSide]float64
+	bgr        [cockMaxSide * cockMaxSide][3]float64
+	core, dist [cockMaxSide * cockMaxSide]float64
 }
 
-// cockInput samples the square of cockSpan times edge around (cx, cy)
-// (frame pixels), axis-aligned, into x: the luminance centred on the
-// core's mean over its spread, and the colour distance from the core's
-// median colour over a high percentile of the core's distances.
-func (s *cockScratch) cockInput(fr bgrImage, cx, cy, edge float64, x []float32) {
-	const n = cockSide * cockSide
-	var bgr [n][3]float64
-	step := edge * cockSpan / cockSide
-	for j := 0; j < cockSide; j++ {
-		py := cy + (float64(j)+0.5-cockSide/2)*step - 0.5
-		for i := 0; i < cockSide; i++ {
-			bgr[j*cockSide+i] = fr.bilinear(cx+(float64(i)+0.5-cockSide/2)*step-0.5, py)
+// cockInput samples the square of sh.span() times edge around (cx, cy)
+// (frame pixels), axis-aligned, into x (sh.in() values): the luminance
+// centred on the core's mean over its spread; the colour distance from
+// the core's median colour over a high percentile of the core's
+// distances; with a third channel, the distance of the chromaticity (each
+// colour over the sum of the three, plus a floor that keeps dark pixels'
+// noise down) from the median colour's.
+func (s *cockScratch) cockInput(sh cockShape, fr bgrImage, cx, cy, edge float64, x []float32) {
+	side := sh.side
+	n := side * side
+	bgr := s.bgr[:n]
+	step := edge * sh.span() / float64(side)
+	half := float64(side) / 2
+	for j := 0; j < side; j++ {
+		py := cy + (float64(j)+0.5-half)*step - 0.5
+		for i := 0; i < side; i++ {
+			bgr[j*side+i] = fr.bilinear(cx+(float64(i)+0.5-half)*step-0.5, py)
 		}
 	}
-	const lo, hi = (cockSide - cockCore) / 2, (cockSide + cockCore) / 2
+	lo, hi := (side-sh.core)/2, (side+sh.core)/2
 	var med [3]float64
 	for ch := 0; ch < 3; ch++ {
 		v := s.core[:0]
 		for j := lo; j < hi; j++ {
 			for i := lo; i < hi; i++ {
-				v = append(v, bgr[j*cockSide+i][ch])
+				v = append(v, bgr[j*side+i][ch])
 			}
 		}
 		slices.Sort(v)
@@ -180,55 +285,94 @@ func (s *cockScratch) cockInput(fr bgrImage, cx, cy, edge float64, x []float32) 
 	core := s.core[:0]
 	for j := lo; j < hi; j++ {
 		for i := lo; i < hi; i++ {
-			k := j*cockSide + i
+			k := j*side + i
 			lm += float64(x[k])
 			core = append(core, s.dist[k])
 		}
 	}
-	lm /= cockCore * cockCore
+	cc := float64(sh.core * sh.core)
+	lm /= cc
 	for j := lo; j < hi; j++ {
 		for i := lo; i < hi; i++ {
-			d := float64(x[j*cockSide+i]) - lm
+			d := float64(x[j*side+i]) - lm
 			lv += d * d
 		}
 	}
-	sd := math.Max(math.Sqrt(lv/(cockCore*cockCore)), 4)
+	sd := math.Max(math.Sqrt(lv/cc), 4)
 	slices.Sort(core)
 	top := math.Max(core[len(core)*90/100], 15)
+	ms := med[0] + med[1] + med[2] + 30
 	for k := 0; k < n; k++ {
 		x[k] = float32(math.Max(-3, math.Min(3, (float64(x[k])-lm)/sd)))
 		x[n+k] = float32(math.Min(s.dist[k]/top, 2))
+		if sh.chans > 2 {
+			p := bgr[k]
+			ps := p[0] + p[1] + p[2] + 30
+			var c float64
+			for ch := 0; ch < 3; ch++ {
+				c += math.Abs(p[ch]/ps - med[ch]/ms)
+			}
+			x[2*n+k] = float32(math.Min(8*c, 3))
+		}
 	}
 }
 
-// cockProb is the net's probability that detection d (frame pixels
-// less off, the region's offset) is cocked; edge is cockEdge's.
-func (s *cockScratch) cockProb(n *cockNet, fr bgrImage, d Detection, off image.Point, edge float64) float64 {
-	if edge <= 0 {
+// cockProb is the nets' probability that detection d (frame pixels
+// less off, the region's offset) is cocked; edge is cockEdge's. The
+// nets' input is left in s.x[:ns[0].in()+cockExtra].
+func (s *cockScratch) cockProb(ns cockNets, fr bgrImage, d Detection, off image.Point, edge float64) float64 {
+	if edge <= 0 || len(ns) == 0 {
 		return 0
 	}
-	x := s.x[:]
-	s.cockInput(fr, d.CX-float64(off.X), d.CY-float64(off.Y), edge, x[:cockIn])
-	x[cockIn], x[cockIn+1] = cockScalars(d)
-	return s.forward(n, x)
+	in := ns[0].in()
+	x := s.x[:in+cockExtra]
+	s.cockInput(ns[0].cockShape, fr, d.CX-float64(off.X), d.CY-float64(off.Y), edge, x[:in])
+	x[in], x[in+1] = cockScalars(d)
+	return s.forwardAll(ns, x)
+}
+
+// forwardAll is the lowest of the nets' probabilities on x (NaN when any
+// is NaN), except that once one is under cockUnsure, the lowest cut that
+// decides anything, the nets after it are not run and that one's is
+// given: no decision would differ. Most dice stop at the first net.
+func (s *cockScratch) forwardAll(ns cockNets, x []float32) float64 {
+	p := 1.0
+	for _, n := range ns {
+		q := s.forward(n, x)
+		if math.IsNaN(q) {
+			return q
+		}
+		p = min(p, q)
+		if p < cockUnsure {
+			break
+		}
+	}
+	return p
 }
 
 // forward runs the net on x (the grid, then the scalars).
 func (s *cockScratch) forward(n *cockNet, x []float32) float64 {
-	const s1 = cockSide / 2
-	conv3(x[:cockIn], cockChans, cockSide, n.w1, n.b1, n.c1, s.a1[:], s.pad[:], s.acc[:])
-	pool2(s.a1[:n.c1*cockSide*cockSide], n.c1, cockSide, s.p1[:], s.i1[:])
+	side, in := n.side, n.in()
+	s1, s2 := side/2, side/4
+	conv3(x[:in], n.chans, side, n.w1, n.b1, n.c1, s.a1[:], s.pad[:], s.acc[:])
+	pool2(s.a1[:n.c1*side*side], n.c1, side, s.p1[:], s.i1[:])
 	conv3(s.p1[:n.c1*s1*s1], n.c1, s1, n.w2, n.b2, n.c2, s.a2[:], s.pad[:], s.acc[:])
 	pool2(s.a2[:n.c2*s1*s1], n.c2, s1, s.p2[:], s.i2[:])
+	last := s.p2[:]
+	if n.c3 > 0 {
+		conv3(s.p2[:n.c2*s2*s2], n.c2, s2, n.w5, n.b5, n.c3, s.a3[:], s.pad[:], s.acc[:])
+		pool2(s.a3[:n.c3*s2*s2], n.c3, s2, s.p3[:], s.i3[:])
+		last = s.p3[:]
+	}
 	f := n.flatLen()
 	g := f - cockExtra
 	for j := 0; j < n.hid; j++ {
 		w := n.w3[j*f : (j+1)*f]
 		v := n.b3[j]
-		for i, p := range s.p2[:g] {
+		for i, p := range last[:g] {
 			v += w[i] * p
 		}
-		v += w[g]*x[cockIn] + w[g+1]*x[cockIn+1]
+		v += w[g]*x[in] + w[g+1]*x[in+1]
 		if v < 0 {
 			v *= cockLeak
 		}
@@ -263,10 +407,10 @@ const (
 	// called not flat. The net decides the call alone (the footprint's
 	// flatness score is one of its inputs), but for a die another rule
 	// found not flat (keepNotFlat).
-	cockNotFlat = 0.5
+	cockNotFlat = 0.45
 	// cockUnsure is the probability from which a value read off the die
 	// is not given as sure: it is capped at doubtMaxConf.
-	cockUnsure = 0.4
+	cockUnsure = 0.35
 )
 
 // cockOff turns cockLook off (diagnosis and the tests that show what it
@@ -277,6 +421,10 @@ var cockOff bool
 // each detection as the net saw it (its flat call still the footprint's)
 // and the net's input.
 var cockTrace func(d Detection, x []float32)
+
+// cockTraceFrame, when set (tests), is called as cockTrace with also the
+// frame, the region's offset and the patch's edge.
+var cockTraceFrame func(d Detection, x []float32, fr bgrImage, off image.Point, edge float64)
 
 // cockLook gives each detection the cocked net's probability and calls
 // the die flat or not by it; a value read off a die that may be cocked
@@ -302,7 +450,10 @@ func (r *Reader) cockLook(fr bgrImage, dets []Detection, off image.Point) {
 			continue
 		}
 		if cockTrace != nil {
-			cockTrace(*d, r.cs.x[:])
+			cockTrace(*d, r.cs.x[:n[0].in()+cockExtra])
+		}
+		if cockTraceFrame != nil {
+			cockTraceFrame(*d, r.cs.x[:n[0].in()+cockExtra], fr, off, edge)
 		}
 		d.cockP = p
 		if d.keepNotFlat {

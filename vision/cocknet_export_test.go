@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"gocv.io/x/gocv"
@@ -13,13 +14,12 @@ import (
 	"github.com/dicewatch/dicewatch/vision/scene"
 )
 
-// cockRowLen is the number of float32s per row TestCockNetExport writes:
-// the net's input (grid and scalars), then label (1 cocked), mode (1
+// A row of TestCockNetExport is the net's input (grid and scalars), then label (1 cocked), mode (1
 // calibrated), group (0 clean, 1 cocked, 2 stacked, 3 under a stack, 4
 // blurred, 5 a real photo's die, 6 a detection matching no die), seed,
 // die index, the die's tilt, the footprint's flat call (as the net
-// saw the die), value, true value, confidence.
-const cockRowLen = cockIn + cockExtra + 10
+// saw the die), value, true value, confidence: ten meta columns.
+const cockMeta = 10
 
 // TestCockNetExport writes the cocked net's inputs for every detection
 // of the generated stills (both modes) and, with
@@ -31,7 +31,7 @@ const cockRowLen = cockIn + cockExtra + 10
 // cockSeen is a detection's input to the cocked net and its flat call
 // before the net's, as cockLook saw them.
 type cockSeen struct {
-	x    [cockIn + cockExtra]float32
+	x    []float32
 	flat bool
 }
 
@@ -43,9 +43,7 @@ type cockSeen struct {
 func readCockInputs(r *Reader, img gocv.Mat) ([]Detection, map[[2]float64]cockSeen, error) {
 	seen := map[[2]float64]cockSeen{}
 	cockTrace = func(d Detection, x []float32) {
-		var c cockSeen
-		copy(c.x[:], x)
-		c.flat = d.Flat
+		c := cockSeen{x: slices.Clone(x), flat: d.Flat}
 		seen[[2]float64{d.CX, d.CY}] = c
 	}
 	defer func() { cockTrace = nil }()
@@ -71,16 +69,16 @@ func TestCockNetExport(t *testing.T) {
 	defer f.Close()
 	w := bufio.NewWriter(f)
 	defer w.Flush()
-	row := make([]float32, cockRowLen)
-	put := func(seen map[[2]float64]cockSeen, d Detection, meta [10]float32) {
+	put := func(seen map[[2]float64]cockSeen, d Detection, meta [cockMeta]float32) {
 		c, ok := seen[[2]float64{d.CX, d.CY}]
 		if !ok {
 			return // the net did not run on it
 		}
-		copy(row, c.x[:])
 		meta[6] = b2f(c.flat)
-		copy(row[cockIn+cockExtra:], meta[:])
-		if err := binary.Write(w, binary.LittleEndian, row); err != nil {
+		if err := binary.Write(w, binary.LittleEndian, c.x); err != nil {
+			t.Fatal(err)
+		}
+		if err := binary.Write(w, binary.LittleEndian, meta[:]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -95,7 +93,7 @@ func TestCockNetExport(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, d := range dets {
-					put(seen, d, [10]float32{0, 0, 5, 0, 0, 0, b2f(d.Flat), float32(d.Value), 0, float32(d.Confidence)})
+					put(seen, d, [cockMeta]float32{0, 0, 5, 0, 0, 0, b2f(d.Flat), float32(d.Value), 0, float32(d.Confidence)})
 				}
 				img.Close()
 			}
@@ -132,7 +130,7 @@ func TestCockNetExport(t *testing.T) {
 				of[p[1]] = p[0]
 			}
 			for j, d := range dets {
-				meta := [10]float32{0, b2f(calib), 6, float32(seed), -1, 0, b2f(d.Flat), float32(d.Value), 0, float32(d.Confidence)}
+				meta := [cockMeta]float32{0, b2f(calib), 6, float32(seed), -1, 0, b2f(d.Flat), float32(d.Value), 0, float32(d.Confidence)}
 				if i := of[j]; i >= 0 {
 					g := tr.Dice[i]
 					grp := groupCode[stillGroup(g)]
@@ -180,14 +178,14 @@ func TestCockExportInputs(t *testing.T) {
 				continue
 			}
 			checked++
-			x := c.x
-			if p := sc.forward(n, x[:]); math.Abs(p-d.cockP) > 1e-9 {
+			if p := sc.forwardAll(n, c.x); math.Abs(p-d.cockP) > 1e-9 {
 				t.Errorf("still %d die at %.0f,%.0f: net on the exported row %.4f, in Read %.4f", seed, d.CX, d.CY, p, d.cockP)
 			}
-			var y [cockIn + cockExtra]float32
-			sc.cockInput(fr, d.CX, d.CY, r.cockEdge(d), y[:cockIn])
-			y[cockIn], y[cockIn+1] = cockScalars(d)
-			if p := sc.forward(n, y[:]); math.Abs(p-d.cockP) > 1e-6 {
+			in := n[0].in()
+			y := make([]float32, in+cockExtra)
+			sc.cockInput(n[0].cockShape, fr, d.CX, d.CY, r.cockEdge(d), y[:in])
+			y[in], y[in+1] = cockScalars(d)
+			if p := sc.forwardAll(n, y); math.Abs(p-d.cockP) > 1e-6 {
 				rebuiltOff++
 			}
 		}

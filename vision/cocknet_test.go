@@ -30,6 +30,7 @@ func BenchmarkCockProb(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		s.cockProb(n, fr, d, image.Point{}, 40)
 	}
+	b.ReportMetric(float64(len(n)), "nets")
 }
 
 // TestCockSureStills reads the cocked dice called flat that the never-read
@@ -56,27 +57,33 @@ func TestCockSureStills(t *testing.T) {
 // scalars and torch's probability): the Go forward pass must be the net
 // that was trained.
 func TestCockNetParity(t *testing.T) {
-	n, err := builtinCockNet()
+	ns, err := builtinCockNet()
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile("testdata/cocknet/parity.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const row = cockIn + cockExtra + 1
-	if len(data)%(4*row) != 0 || len(data) == 0 {
-		t.Fatalf("parity.bin: %d bytes, not rows of %d float32s", len(data), row)
+	files := []string{"testdata/cocknet/parity.bin", "testdata/cocknet/parity_up.bin"}
+	if len(ns) != len(files) {
+		t.Fatalf("%d nets, %d parity files", len(ns), len(files))
 	}
 	var s cockScratch
-	x := make([]float32, row)
-	for k := 0; k < len(data)/(4*row); k++ {
-		if err := binary.Read(bytes.NewReader(data[4*row*k:4*row*(k+1)]), binary.LittleEndian, x); err != nil {
+	for k, n := range ns {
+		data, err := os.ReadFile(files[k])
+		if err != nil {
 			t.Fatal(err)
 		}
-		got := s.forward(n, x[:cockIn+cockExtra])
-		if want := float64(x[row-1]); math.Abs(got-want) > 1e-4 {
-			t.Errorf("row %d: Go %.5f, torch %.5f", k, got, want)
+		row := n.in() + cockExtra + 1
+		if len(data)%(4*row) != 0 || len(data) == 0 {
+			t.Fatalf("%s: %d bytes, not rows of %d float32s", files[k], len(data), row)
+		}
+		x := make([]float32, row)
+		for r := 0; r < len(data)/(4*row); r++ {
+			if err := binary.Read(bytes.NewReader(data[4*row*r:4*row*(r+1)]), binary.LittleEndian, x); err != nil {
+				t.Fatal(err)
+			}
+			got := s.forward(n, x[:row-1])
+			if want := float64(x[row-1]); math.Abs(got-want) > 1e-4 {
+				t.Errorf("%s row %d: Go %.5f, torch %.5f", files[k], r, got, want)
+			}
 		}
 	}
 }
@@ -161,7 +168,8 @@ func TestCockFlatStills(t *testing.T) {
 func marshalCockNet(n *cockNet) []byte {
 	var b bytes.Buffer
 	b.WriteString(cockMagic)
-	binary.Write(&b, binary.LittleEndian, []uint32{cockIn, uint32(n.c1), uint32(n.c2), uint32(n.hid)})
+	binary.Write(&b, binary.LittleEndian, []uint32{uint32(n.side), uint32(n.chans), uint32(n.spanMilli), uint32(n.core),
+		uint32(n.c1), uint32(n.c2), uint32(n.c3), uint32(n.hid)})
 	for _, p := range n.params() {
 		binary.Write(&b, binary.LittleEndian, p)
 	}
@@ -169,9 +177,9 @@ func marshalCockNet(n *cockNet) []byte {
 }
 
 // randomCockNet is a cocked net of that shape with normal weights.
-func randomCockNet(c1, c2, hid int, seed uint64) *cockNet {
+func randomCockNet(sh cockShape, seed uint64) *cockNet {
 	rng := rand.New(rand.NewPCG(seed, seed+1))
-	n := allocCockNet(c1, c2, hid)
+	n := allocCockNet(sh)
 	for _, p := range n.params() {
 		for i := range p {
 			p[i] = float32(rng.NormFloat64() * 0.3)
@@ -186,22 +194,50 @@ func randomCockNet(c1, c2, hid int, seed uint64) *cockNet {
 // for them: every die called flat, with no error anywhere.
 func TestCockNetShapeBounds(t *testing.T) {
 	var s cockScratch
-	x := make([]float32, cockIn+cockExtra)
+	x := make([]float32, cockMaxIn+cockExtra)
 	for i := range x {
 		x[i] = float32(i%7) / 7
 	}
-	for _, sh := range [][3]int{{1, 1, 1}, {cockMaxC1, cockMaxC2, cockMaxHid}} {
-		n, err := unmarshalCockNet(marshalCockNet(randomCockNet(sh[0], sh[1], sh[2], 3)))
+	small := cockShape{side: 8, chans: 2, spanMilli: 1000, core: 2, c1: 1, c2: 1, hid: 1}
+	large := cockShape{side: cockMaxSide, chans: cockMaxChans, spanMilli: 6000, core: cockMaxSide,
+		c1: cockMaxC1, c2: cockMaxC2, c3: cockMaxC3, hid: cockMaxHid}
+	twoConv := large
+	twoConv.c3 = 0
+	for _, sh := range []cockShape{small, large, twoConv} {
+		n, err := unmarshalCockNet(marshalCockNet(randomCockNet(sh, 3)))
 		if err != nil {
-			t.Fatalf("shape %v: %v", sh, err)
+			t.Fatalf("shape %+v: %v", sh, err)
 		}
-		if p := s.forward(n, x); !(p > 0 && p < 1) {
-			t.Errorf("shape %v: forward gives %v", sh, p)
+		if p := s.forward(n, x[:n.in()+cockExtra]); !(p >= 0 && p <= 1) {
+			t.Errorf("shape %+v: forward gives %v", sh, p)
+		}
+		// The whole patch is sampled into the scratch: a frame of
+		// noise, a die at its centre.
+		fr := bgrImage{pix: make([]uint8, 3*300*300), w: 300, h: 300}
+		for i := range fr.pix {
+			fr.pix[i] = uint8(i * 13)
+		}
+		if p := s.cockProb(cockNets{n}, fr, Detection{CX: 150, CY: 150, Flatness: 0.9, SizeRatio: 1}, image.Point{}, 40); math.IsNaN(p) || p < 0 || p > 1 {
+			t.Errorf("shape %+v: cockProb gives %v", sh, p)
 		}
 	}
-	for _, sh := range [][3]int{{cockMaxC1 + 1, 1, 1}, {1, cockMaxC2 + 1, 1}, {1, 1, cockMaxHid + 1}, {64, 64, 256}} {
-		if _, err := unmarshalCockNet(marshalCockNet(randomCockNet(sh[0], sh[1], sh[2], 4))); err == nil {
-			t.Errorf("shape %v: loaded, larger than cockScratch", sh)
+	bad := []func(*cockShape){
+		func(sh *cockShape) { sh.c1 = cockMaxC1 + 1 },
+		func(sh *cockShape) { sh.c2 = cockMaxC2 + 1 },
+		func(sh *cockShape) { sh.c3 = cockMaxC3 + 1 },
+		func(sh *cockShape) { sh.hid = cockMaxHid + 1 },
+		func(sh *cockShape) { sh.side = cockMaxSide + 8 },
+		func(sh *cockShape) { sh.side = 20 }, // three pools need a side of eights
+		func(sh *cockShape) { sh.chans = cockMaxChans + 1 },
+		func(sh *cockShape) { sh.chans = 1 },
+		func(sh *cockShape) { sh.core = sh.side + 2 },
+		func(sh *cockShape) { sh.spanMilli = 500 },
+	}
+	for i, f := range bad {
+		sh := large
+		f(&sh)
+		if _, err := unmarshalCockNet(marshalCockNet(randomCockNet(sh, 4))); err == nil {
+			t.Errorf("shape %d %+v: loaded, outside cockScratch's room", i, sh)
 		}
 	}
 }
@@ -212,11 +248,11 @@ func TestCockNetShapeBounds(t *testing.T) {
 // than the data's length asks for); it never panics.
 func FuzzCockNet(f *testing.F) {
 	f.Add(builtinCockNetData)
-	f.Add(marshalCockNet(randomCockNet(1, 1, 1, 5)))
-	f.Add(marshalCockNet(randomCockNet(2, 3, 4, 6)))
+	f.Add(marshalCockNet(randomCockNet(cockShape{side: 8, chans: 2, spanMilli: 1000, core: 2, c1: 1, c2: 1, hid: 1}, 5)))
+	f.Add(marshalCockNet(randomCockNet(cockShape{side: 16, chans: 3, spanMilli: 2500, core: 5, c1: 2, c2: 3, c3: 2, hid: 4}, 6)))
 	f.Add([]byte(cockMagic))
 	var s cockScratch
-	x := make([]float32, cockIn+cockExtra)
+	x := make([]float32, cockMaxIn+cockExtra)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n, err := unmarshalCockNet(data)
 		if err != nil {
@@ -234,7 +270,7 @@ func FuzzCockNet(f *testing.F) {
 		}
 		// Finite weights may still overflow to a NaN (cockLook then
 		// keeps the footprint's call); anything else is a probability.
-		if p := s.forward(n, x); p < 0 || p > 1 {
+		if p := s.forward(n, x[:n.in()+cockExtra]); p < 0 || p > 1 {
 			t.Fatalf("forward gives %v", p)
 		}
 	})
@@ -276,7 +312,7 @@ func TestCockNetFallback(t *testing.T) {
 	off := read()
 	cockOff = false
 	saved := builtinCockNet
-	builtinCockNet = func() (*cockNet, error) { return nil, errors.New("damaged") }
+	builtinCockNet = func() (cockNets, error) { return nil, errors.New("damaged") }
 	failedErr := CockNetError()
 	failed := read()
 	builtinCockNet = saved
@@ -317,4 +353,49 @@ func TestCockLookNoEdge(t *testing.T) {
 	if dets[0].Flat || dets[0].cockP != 0 {
 		t.Errorf("no edge: flat %v cockP %.2f, want the footprint's not flat kept", dets[0].Flat, dets[0].cockP)
 	}
+}
+
+// TestCockNetsLowest: forwardAll gives the lowest of the shipped nets'
+// probabilities, or one under cockUnsure that decides the same: on the
+// rows of both parity files, every flat call and cap it makes is the one
+// the lowest of every net's output makes, and the two nets disagree
+// somewhere (else taking the lower would change nothing).
+func TestCockNetsLowest(t *testing.T) {
+	ns, err := builtinCockNet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ns) != 2 {
+		t.Fatalf("%d nets, want 2", len(ns))
+	}
+	var s cockScratch
+	row := ns[0].in() + cockExtra + 1
+	x := make([]float32, row)
+	rows, differ := 0, 0
+	for _, file := range []string{"testdata/cocknet/parity.bin", "testdata/cocknet/parity_up.bin"} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := 0; r < len(data)/(4*row); r++ {
+			if err := binary.Read(bytes.NewReader(data[4*row*r:4*row*(r+1)]), binary.LittleEndian, x); err != nil {
+				t.Fatal(err)
+			}
+			in := x[:row-1]
+			a, b := s.forward(ns[0], in), s.forward(ns[1], in)
+			low := min(a, b)
+			got := s.forwardAll(ns, in)
+			if (got >= cockNotFlat) != (low >= cockNotFlat) || (got >= cockUnsure) != (low >= cockUnsure) || got < low {
+				t.Errorf("%s row %d: nets %.3f and %.3f, forwardAll %.3f", file, r, a, b, got)
+			}
+			if (a >= cockNotFlat) != (b >= cockNotFlat) {
+				differ++
+			}
+			rows++
+		}
+	}
+	if differ == 0 {
+		t.Errorf("the two nets call all %d rows alike", rows)
+	}
+	t.Logf("%d rows, the nets' calls differ on %d", rows, differ)
 }

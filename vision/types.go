@@ -40,8 +40,9 @@ type Detection struct {
 	// own (a region far too large for it, or a face placed in a region
 	// where nothing read), which the cocked net does not overrule.
 	keepNotFlat bool
-	// cockP is the cocked net's probability that the die is cocked
-	// (cockLook; 0 when the net did not run).
+	// cockP is the cocked nets' probability that the die is cocked, the
+	// lower of the two nets' (forwardAll; cockLook; 0 when they did not
+	// run).
 	cockP float64
 	// pipOff is how far the counted pips' centre lies from the face's
 	// centre, in die edges (the at-rest reader; 0 when no value was read).

@@ -1,13 +1,15 @@
 #!/usr/bin/python3
-"""Train dicewatch's cocked net (vision/cocknet.go) on rows written by
-TestCockNetExport, and write its weights in the DWCK1 format.
+"""Train one of dicewatch's cocked nets (vision/cocknet.go) on rows written by
+TestCockNetExport, and write its weights in the DWCK2 format.
 
-    /usr/bin/python3 tools/cocknet/train.py TRAIN.bin OUT.bin [--eval EVAL.bin ...]
+    /usr/bin/python3 tools/cocknet/train.py --train A.bin [B.bin ...] --bin OUT.bin [--aug d8|up]
 
 Rows of generated stills' clean dice (label 0) and cocked dice (label 1)
-are learnt; every other row is left out. Rows of seeds at or past
---val-from are kept aside to report on. Training only: the reader runs
-the net in Go.
+are learnt; every other row is left out. Rows of the --val seed ranges are
+kept aside to report on. --aug d8 shows each batch in one of the eight
+quarter turns and mirrors (vision/cocknet.bin); --aug up only mirrored left
+to right, so that the net may learn which side of a die a side face shows
+(vision/cocknet_up.bin). Training only: the reader runs the nets in Go.
 """
 import argparse
 import struct
@@ -16,32 +18,42 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-SIDE, CHANS, EXTRA = 16, 2, 2
 # the hidden layer's slope below zero (vision/cocknet.go's cockLeak)
 LEAK = 0.05
-NIN = SIDE * SIDE * CHANS
-ROW = NIN + EXTRA + 10
+EXTRA = 2
 # meta columns after the input
 LABEL, MODE, GROUP, SEED, IDX, TILT, FLAT, VALUE, TVALUE, CONF = range(10)
 
 
-def load(path):
-    a = np.fromfile(path, dtype="<f4")
-    a = a.reshape(-1, ROW)
-    return a[:, :NIN].reshape(-1, CHANS, SIDE, SIDE), a[:, NIN:NIN + EXTRA], a[:, NIN + EXTRA:]
+def load(paths, side, chans_file, use_ch):
+    nin = side * side * chans_file
+    row = nin + EXTRA + 10
+    xs, ss, ms = [], [], []
+    for p in paths:
+        a = np.fromfile(p, dtype="<f4").reshape(-1, row)
+        xs.append(a[:, :nin].reshape(-1, chans_file, side, side)[:, :use_ch].copy())
+        ss.append(a[:, nin:nin + EXTRA].copy())
+        ms.append(a[:, nin + EXTRA:].copy())
+    return np.concatenate(xs), np.concatenate(ss), np.concatenate(ms)
 
 
 class Net(nn.Module):
-    def __init__(self, c1, c2, hid):
+    def __init__(self, chans, side, c1, c2, c3, hid):
         super().__init__()
-        self.c1 = nn.Conv2d(CHANS, c1, 3, padding=1)
+        self.c1 = nn.Conv2d(chans, c1, 3, padding=1)
         self.c2 = nn.Conv2d(c1, c2, 3, padding=1)
-        self.f1 = nn.Linear(c2 * (SIDE // 4) ** 2 + EXTRA, hid)
+        self.c3 = nn.Conv2d(c2, c3, 3, padding=1) if c3 else None
+        g, last = side // 4, c2
+        if c3:
+            g, last = g // 2, c3
+        self.f1 = nn.Linear(last * g * g + EXTRA, hid)
         self.f2 = nn.Linear(hid, 1)
 
     def forward(self, x, s):
         x = torch.max_pool2d(torch.relu(self.c1(x)), 2)
         x = torch.max_pool2d(torch.relu(self.c2(x)), 2)
+        if self.c3 is not None:
+            x = torch.max_pool2d(torch.relu(self.c3(x)), 2)
         x = torch.cat([x.flatten(1), s], 1)
         return self.f2(nn.functional.leaky_relu(self.f1(x), LEAK)).squeeze(1)
 
@@ -54,12 +66,15 @@ def turn(x, k):
 
 
 def probs(net, x, s):
+    out = []
     with torch.no_grad():
-        return torch.sigmoid(net(torch.from_numpy(x), torch.from_numpy(s))).numpy()
+        for i in range(0, len(x), 4096):
+            out.append(torch.sigmoid(net(torch.from_numpy(x[i:i + 4096]), torch.from_numpy(s[i:i + 4096]))).numpy())
+    return np.concatenate(out) if out else np.zeros(0)
 
 
-def report(name, p, m):
-    """Cocked recall at several false-cocked rates, and the reader's own."""
+def report(name, p, m, cuts):
+    """Cocked recall at several false-cocked rates and at the given cuts."""
     for mode in (1, 0):
         sel = m[:, MODE] == mode
         clean = sel & (m[:, GROUP] == 0)
@@ -68,62 +83,76 @@ def report(name, p, m):
             continue
         pc = np.sort(p[clean])
         line = []
-        for fr in (0.005, 0.01, 0.02, 0.05, 0.12):
+        for fr in (0.005, 0.01, 0.02, 0.035, 0.05):
             cut = pc[min(len(pc) - 1, int((1 - fr) * len(pc)))]
-            line.append("false %.1f%%: cut %.3f recall %.1f%%" % (100 * fr, cut, 100 * (p[cocked] > cut).mean()))
-        own_rec = 100 * (m[cocked, FLAT] == 0).mean()
-        own_false = 100 * (m[clean, FLAT] == 0).mean()
-        print("%s mode %s: %d clean, %d cocked; reader's own: recall %.1f%% false %.1f%%" % (
-            name, "cal" if mode else "uncal", clean.sum(), cocked.sum(), own_rec, own_false))
-        print("   " + "\n   ".join(line))
-    real = m[:, GROUP] == 5
-    if real.sum():
-        pr = p[real]
-        print("%s real photo dice %d: p>0.5 %d, p>0.7 %d, p>0.9 %d, max %.3f; reader's not flat %d" % (
-            name, real.sum(), (pr > 0.5).sum(), (pr > 0.7).sum(), (pr > 0.9).sum(), pr.max(), (m[real, FLAT] == 0).sum()))
+            line.append("false %.1f%%: %.1f%% (cut %.2f)" % (100 * fr, 100 * (p[cocked] > cut).mean(), cut))
+        at = " ".join("@%.2f %.1f/%.2f" % (c, 100 * (p[cocked] >= c).mean(), 100 * (p[clean] >= c).mean()) for c in cuts)
+        print("%s %s: %d clean %d cocked; %s | %s" % (name, "cal" if mode else "uncal", clean.sum(), cocked.sum(), "; ".join(line), at))
 
 
-def write(net, path, c1, c2, hid):
+def write(net, path, a):
     with open(path, "wb") as f:
-        f.write(b"DWCK1\n")
-        f.write(struct.pack("<4I", NIN, c1, c2, hid))
-        for t in (net.c1.weight, net.c1.bias, net.c2.weight, net.c2.bias,
-                  net.f1.weight, net.f1.bias, net.f2.weight, net.f2.bias):
+        f.write(b"DWCK2\n")
+        f.write(struct.pack("<8I", a.side, a.ch, int(round(a.span * 1000)), a.core, a.c1, a.c2, a.c3, a.hid))
+        ts = [net.c1.weight, net.c1.bias, net.c2.weight, net.c2.bias]
+        if net.c3 is not None:
+            ts += [net.c3.weight, net.c3.bias]
+        ts += [net.f1.weight, net.f1.bias, net.f2.weight, net.f2.bias]
+        for t in ts:
             f.write(t.detach().numpy().astype("<f4").tobytes())
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("train")
-    ap.add_argument("out")
-    ap.add_argument("--eval", nargs="*", default=[])
+    ap.add_argument("--train", nargs="+", required=True)
+    ap.add_argument("--bin", default="", help="write the weights here (DWCK2)")
+    ap.add_argument("--parity", default="", help="write twelve validation rows and their outputs here")
+    ap.add_argument("--aug", default="d8", choices=["d8", "up"])
+    ap.add_argument("--side", type=int, default=16)
+    ap.add_argument("--span", type=float, default=2.0)
+    ap.add_argument("--core", type=int, default=6)
+    ap.add_argument("--fch", type=int, default=2, help="channels in the export's rows")
+    ap.add_argument("--ch", type=int, default=2, help="channels the net takes (the first of the rows')")
     ap.add_argument("--c1", type=int, default=4)
     ap.add_argument("--c2", type=int, default=8)
+    ap.add_argument("--c3", type=int, default=0)
     ap.add_argument("--hid", type=int, default=16)
-    ap.add_argument("--epochs", type=int, default=30)
-    ap.add_argument("--val-from", type=float, default=23800)
+    ap.add_argument("--epochs", type=int, default=25)
+    ap.add_argument("--val", default="23800-24000,24900-25000,27700-28000")
+    ap.add_argument("--cuts", default="0.35,0.45")
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(a.seed)
     rng = np.random.default_rng(a.seed)
-    x, s, m = load(a.train)
+    x, s, m = load(a.train, a.side, a.fch, a.ch)
+    seed = m[:, SEED]
+    va = np.zeros(len(seed), bool)
+    for r in a.val.split(","):
+        lo, hi = r.split("-")
+        va |= (seed >= float(lo)) & (seed < float(hi))
     use = (m[:, GROUP] == 0) | (m[:, GROUP] == 1)
-    tr = use & (m[:, SEED] < a.val_from)
-    va = m[:, SEED] >= a.val_from
+    tr = use & ~va
     xt, st, yt = torch.from_numpy(x[tr]), torch.from_numpy(s[tr]), torch.from_numpy(m[tr, LABEL])
-    print("train rows %d (cocked %d), val rows %d" % (tr.sum(), int(yt.sum()), va.sum()))
-    net = Net(a.c1, a.c2, a.hid)
+    print("train rows %d (cocked %d), validation rows %d" % (tr.sum(), int(yt.sum()), va.sum()))
+    net = Net(a.ch, a.side, a.c1, a.c2, a.c3, a.hid)
     opt = torch.optim.Adam(net.parameters(), lr=3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, a.epochs)
     lossf = nn.BCEWithLogitsLoss()
+    cuts = [float(c) for c in a.cuts.split(",")]
     n = len(yt)
     for ep in range(a.epochs):
+        net.train()
         perm = torch.from_numpy(rng.permutation(n))
         tot = 0.0
         for i in range(0, n, 128):
             b = perm[i:i + 128]
-            xb = turn(xt[b], int(rng.integers(8)))
+            if a.aug == "d8":
+                xb = turn(xt[b], int(rng.integers(8)))
+            else:
+                xb = xt[b]
+                if rng.integers(2):
+                    xb = torch.flip(xb, [3])
             loss = lossf(net(xb, st[b]), yt[b])
             opt.zero_grad()
             loss.backward()
@@ -133,11 +162,16 @@ def main():
         if ep % 5 == 4 or ep == a.epochs - 1:
             print("epoch %d loss %.4f" % (ep + 1, tot / n))
     net.eval()
-    report("val", probs(net, x[va], s[va]), m[va])
-    for path in a.eval:
-        ex, es, em = load(path)
-        report(path, probs(net, ex, es), em)
-    write(net, a.out, a.c1, a.c2, a.hid)
+    report("validation", probs(net, x[va], s[va]), m[va], cuts)
+    if a.bin:
+        write(net, a.bin, a)
+    if a.parity:
+        g = m[:, GROUP]
+        pick = list(np.where(va & (g == 0))[0][:5]) + list(np.where(va & (g == 1))[0][:5]) + list(np.where(va & (g >= 2))[0][:2])
+        pp = probs(net, x[pick], s[pick])
+        with open(a.parity, "wb") as f:
+            for k, i in enumerate(pick):
+                f.write(np.concatenate([x[i].ravel(), s[i], [pp[k]]]).astype("<f4").tobytes())
 
 
 if __name__ == "__main__":
