@@ -49,6 +49,10 @@ type Detection struct {
 	// outlined is printedOutline's share for the value check last kept
 	// (0 when none): see printedLook.
 	outlined float64
+	// pipsRow: the check withheld a value read on this die as a layout
+	// small for the die and for its own pips (see check); the frame's
+	// later looks leave the die unread.
+	pipsRow bool
 	// sideOut is, for a face the at-rest reader could not read, how much
 	// of what stands out lies past a square of the expected die size
 	// placed on it, in die areas (see restDie.sideOut).

@@ -209,6 +209,10 @@ const (
 	minLayoutRadii = 2.5
 )
 
+// Such a layout is a part of the die's face, and so is what a later look
+// reads on it (still 34598 die 5, a 4, once read as a 1 by a later look):
+// the check marks the die (pipsRow) and the later looks leave it unread.
+//
 // pipsRowOff (tests) turns that cut off, for before-and-after figures.
 var pipsRowOff bool
 
@@ -387,6 +391,7 @@ func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
 		ci.reason = "pips of different colours"
 	case e > 0 && !pipsRowOff && fv.lat.scale < maxPipsRowRel*e && layoutRadii(fv) > 0 && layoutRadii(fv) < minLayoutRadii:
 		ci.reason = "layout small for the die and for its pips"
+		d.pipsRow = true
 	case !enclosureOff && ci.enclosedPips < minPipsEnclosed:
 		ci.reason = "pips not enclosed by the body"
 	}
