@@ -898,9 +898,13 @@ func (r *Reader) frameSizeLook(fr bgrImage, dets []Detection, roi image.Rectangl
 // become the look's, and the check's measures are kept for the frame's
 // later checks as a weak cue's. It reports whether it gave the value.
 func (r *Reader) giveLater(fr bgrImage, d *Detection, fv faceValue, roi image.Rectangle) bool {
+	if d.pipsRow {
+		return false
+	}
 	nd := *d
 	nd.Confidence = fv.conf
 	if r.veto(fr, fv, &nd) || !r.check(fr, fv, &nd) {
+		d.pipsRow = nd.pipsRow
 		return false
 	}
 	d.Value, d.Confidence = fv.value, fv.conf

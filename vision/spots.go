@@ -286,7 +286,7 @@ func (r *Reader) spotLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 	for i := range dets {
 		d := &dets[i]
 		cs, ok := r.unreadFaces[[2]float64{d.CX, d.CY}]
-		if !ok || d.Value != 0 || !d.Flat || r.unreadReads[[2]float64{d.CX, d.CY}].heldShrunk {
+		if !ok || d.Value != 0 || !d.Flat || d.pipsRow || r.unreadReads[[2]float64{d.CX, d.CY}].heldShrunk {
 			continue
 		}
 		face := cs[0]
@@ -313,6 +313,7 @@ func (r *Reader) spotLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 		nd := *d
 		nd.Confidence = fv.conf
 		if r.veto(fr, fv, &nd) || !r.check(fr, fv, &nd) {
+			d.pipsRow = nd.pipsRow
 			continue
 		}
 		d.Value, d.Confidence = v, fv.conf

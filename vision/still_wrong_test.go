@@ -22,8 +22,10 @@ import (
 // DICEWATCH_NO_CHECK (any value) turns the consistency check off in every
 // test, for before-and-after figures; DICEWATCH_NO_ROWCUT only its cut of
 // 2s and 3s at a larger face's pip spacing (minFrameRowRel);
-// DICEWATCH_NO_FOLD only the fold doubt (fold.go).
+// DICEWATCH_NO_FOLD only the fold doubt (fold.go); DICEWATCH_NO_PIPSROW
+// only the cut of a layout small for the die and its pips (layoutRadii).
 func init() {
+	pipsRowOff = os.Getenv("DICEWATCH_NO_PIPSROW") != ""
 	foldOff = os.Getenv("DICEWATCH_NO_FOLD") != ""
 	checkOff = os.Getenv("DICEWATCH_NO_CHECK") != ""
 	rowCutOff = os.Getenv("DICEWATCH_NO_ROWCUT") != ""
@@ -90,9 +92,10 @@ func TestStillWrongDump(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer given.Close()
-	fmt.Fprintln(given, "seed\tmode\tdie\tgroup\ttruth\tvalue\tconf\tflat\tflatness\tsizeRatio\tedgeRel\tshrunk\ttraced\tblobs\tlv\tlscore\ttmpl\tncc\tjunk\tsq\tempty\tsilRel\tnbCover\tnbDist\tocclTrue")
+	fmt.Fprintln(given, "seed\tmode\tdie\tgroup\ttruth\tvalue\tconf\tflat\tflatness\tsizeRatio\tedgeRel\tshrunk\ttraced\tblobs\tlv\tlscore\ttmpl\tncc\tjunk\tsq\tempty\tsilRel\tnbCover\tnbDist\tocclTrue\tnPips\trMin\trMax\trMeanRel\tlatScaleRel\tlatMajorRel\tlatMinorRel\tfaceRel\tlocalRel\tpipRel\tframeRel\tx\ty")
 	nWrong, nConf := 0, 0
 	first, n := readStills(t, func() { clear(seen); clear(checks); clear(frames) }, func(seed int64, mode string, img gocv.Mat, tr scene.StillTruth, dets []Detection) {
+		edgeAt := stillEdgeAt(tr)
 		for _, p := range matchStill(tr.Dice, dets) {
 			g, d := tr.Dice[p[0]], dets[p[1]]
 			if d.Value > 0 {
@@ -102,10 +105,32 @@ func TestStillWrongDump(t *testing.T) {
 				if tc.fv.silEdge > 0 {
 					silRel = tc.fv.c.edge / tc.fv.silEdge
 				}
-				fmt.Fprintf(given, "%d\t%s\t%d\t%s\t%d\t%d\t%.3f\t%v\t%.3f\t%.3f\t%.3f\t%v\t%v\t%d\t%d\t%.3f\t%d\t%.3f\t%v\t%v\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\n",
+				fmt.Fprintf(given, "%d\t%s\t%d\t%s\t%d\t%d\t%.3f\t%v\t%.3f\t%.3f\t%.3f\t%v\t%v\t%d\t%d\t%.3f\t%d\t%.3f\t%v\t%v\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f",
 					seed, mode, p[0], stillGroup(g), g.Value, d.Value, d.Confidence, d.Flat, d.Flatness, d.SizeRatio, d.EdgePx/tr.EdgePx,
 					tc.shrunk, traced, tc.fv.blobs, tc.fv.lv, tc.fv.lscore, tc.fv.tmpl, tc.fv.nccScore, tc.fv.junk, tc.fv.sq, tc.fv.empty, silRel,
 					nbCover, nbDist, g.Occluded)
+				// The pips the value was read from, against the known
+				// (nominal) edge and the edge at the die's place.
+				np, rmin, rmax, rsum := 0, math.Inf(1), 0.0, 0.0
+				for _, pp := range tc.fv.pips {
+					if pp[2] <= 0 {
+						continue
+					}
+					np++
+					rmin, rmax, rsum = min(rmin, pp[2]), max(rmax, pp[2]), rsum+pp[2]
+				}
+				if np == 0 {
+					rmin = 0
+				}
+				rmean := 0.0
+				if np > 0 {
+					rmean = rsum / float64(np)
+				}
+				le := edgeAt(d.CX, d.CY)
+				ci := checks[key{d.CX, d.CY}]
+				fmt.Fprintf(given, "\t%d\t%.2f\t%.2f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t%.0f\n",
+					np, rmin, rmax, rmean/tr.EdgePx, tc.fv.lat.scale/tr.EdgePx, tc.fv.lat.major/tr.EdgePx, tc.fv.lat.minor/tr.EdgePx,
+					tc.fv.c.edge/tr.EdgePx, le/tr.EdgePx, ci.pipRel, frames[key{d.CX, d.CY}].pipRel, d.CX, d.CY)
 			}
 			if ci, ok := checks[key{d.CX, d.CY}]; ok {
 				fmt.Fprintf(all, "%d\t%s\t%d\t%s\t%s\t%s\t%.1f\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%d\t%.3f\t%.3f\t%.3f\t%q\t%.3f\t%.3f\n",

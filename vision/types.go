@@ -58,6 +58,10 @@ type Detection struct {
 	// kept, when it is maxSoftRel of the face's edge or more (0 when
 	// none, or less): see softLook.
 	soft float64
+	// pipsRow: the check withheld a value read on this die as a layout
+	// small for the die and for its own pips (see check); the frame's
+	// later looks leave the die unread.
+	pipsRow bool
 	// sideOut is, for a face the at-rest reader could not read, how much
 	// of what stands out lies past a square of the expected die size
 	// placed on it, in die areas (see restDie.sideOut).

@@ -43,7 +43,7 @@ func stillFirst(t *testing.T) int64 {
 // known) and not ("plain"), covering the dice under a stacked die first.
 // It calls before ahead of each read (to clear what a trace gathers during
 // it) and visit with what was read, and returns the first seed and the
-// count.
+// count. DICEWATCH_STILL_MODE=cal (or plain) reads in that mode only.
 func readStills(t *testing.T, before func(), visit func(seed int64, mode string, img gocv.Mat, tr scene.StillTruth, dets []Detection)) (first int64, n int) {
 	t.Helper()
 	return readStillsR(t, before, func(_ *Reader, seed int64, mode string, img gocv.Mat, tr scene.StillTruth, dets []Detection) {
@@ -68,6 +68,9 @@ func readStillsR(t *testing.T, before func(), visit func(r *Reader, seed int64, 
 		}
 		coverByStacked(tr.Dice)
 		for _, mode := range []string{"cal", "plain"} {
+			if only := os.Getenv("DICEWATCH_STILL_MODE"); only != "" && only != mode {
+				continue
+			}
 			r := plain
 			if mode == "cal" {
 				cal.opts.DiePx = tr.EdgePx
