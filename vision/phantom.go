@@ -192,9 +192,17 @@ func printedLook(dets []Detection) {
 	if outlineOff {
 		return
 	}
+	withholdWhere(dets, func(d *Detection) bool { return d.outlined >= maxOutlined })
+}
+
+// withholdWhere takes the value away from each detection given one for
+// which past reports true: the rules that run after the frame's looks
+// (printedLook, openLook, softLook) differ only in the measure and its
+// cut.
+func withholdWhere(dets []Detection, past func(d *Detection) bool) {
 	for i := range dets {
 		d := &dets[i]
-		if d.Value > 0 && d.outlined >= maxOutlined {
+		if d.Value > 0 && past(d) {
 			d.Value, d.Confidence = 0, 0
 		}
 	}
@@ -293,12 +301,7 @@ func openLook(dets []Detection) {
 	if openOff {
 		return
 	}
-	for i := range dets {
-		d := &dets[i]
-		if d.Value > 0 && d.open >= maxOpen {
-			d.Value, d.Confidence = 0, 0
-		}
-	}
+	withholdWhere(dets, func(d *Detection) bool { return d.open >= maxOpen })
 }
 
 // pipSoftness measures how gradually the pips fv's value was read from
@@ -388,10 +391,5 @@ func softLook(dets []Detection) {
 	if softOff {
 		return
 	}
-	for i := range dets {
-		d := &dets[i]
-		if d.Value > 0 && d.soft >= maxSoftPx {
-			d.Value, d.Confidence = 0, 0
-		}
-	}
+	withholdWhere(dets, func(d *Detection) bool { return d.soft >= maxSoftPx })
 }

@@ -73,19 +73,33 @@ func readPhantomStill(t *testing.T, ph phantomStill) (int, float64) {
 // none there at the rules' minimum confidence, and without the enclosure
 // rule each still does (the stills keep testing the rule).
 func TestPhantomEnclosureStills(t *testing.T) {
-	for _, ph := range enclosurePhantoms {
+	// The open-pips rule (openLook) withholds nine of them too (not the
+	// 1 on still 169 nor the chip's 2 on still 99): it is off with the
+	// enclosure rule, so that the stills test the enclosure rule alone.
+	checkPhantomRule(t, enclosurePhantoms, "the enclosure rule", &enclosureOff, &openOff)
+}
+
+// checkPhantomRule reads each of stills: none may give a value at the
+// rules' minimum confidence in its box, and each must give one there
+// with the rule's switches (offs) set, else the still no longer tests
+// the rule.
+func checkPhantomRule(t *testing.T, stills []phantomStill, rule string, offs ...*bool) {
+	t.Helper()
+	set := func(v bool) {
+		for _, o := range offs {
+			*o = v
+		}
+	}
+	for _, ph := range stills {
 		v, conf := readPhantomStill(t, ph)
 		if v > 0 && conf >= 0.8 {
 			t.Errorf("still %d (calibrated %v) %s: value %d at %.2f where no die lies", ph.seed, ph.calibrated, ph.what, v, conf)
 		}
-		// The open-pips rule (openLook) withholds nine of them too (not
-		// the 1 on still 169 nor the chip's 2 on still 99): it
-		// is off here, so that the stills test the enclosure rule alone.
-		enclosureOff, openOff = true, true
+		set(true)
 		v0, conf0 := readPhantomStill(t, ph)
-		enclosureOff, openOff = false, false
+		set(false)
 		if v0 == 0 || conf0 < 0.8 {
-			t.Errorf("still %d (calibrated %v) %s: no value at 0.8 without the enclosure rule (%d at %.2f): the still no longer tests it", ph.seed, ph.calibrated, ph.what, v0, conf0)
+			t.Errorf("still %d (calibrated %v) %s: no value at 0.8 without %s (%d at %.2f): the still no longer tests it", ph.seed, ph.calibrated, ph.what, rule, v0, conf0)
 		}
 	}
 }
@@ -162,18 +176,7 @@ var printedPhantoms = []phantomStill{
 // at the rules' minimum confidence, and does without the rule (the stills
 // keep testing it).
 func TestPrintedOutlineStills(t *testing.T) {
-	for _, ph := range printedPhantoms {
-		v, conf := readPhantomStill(t, ph)
-		if v > 0 && conf >= 0.8 {
-			t.Errorf("still %d %s: value %d at %.2f where no die lies", ph.seed, ph.what, v, conf)
-		}
-		outlineOff = true
-		v0, conf0 := readPhantomStill(t, ph)
-		outlineOff = false
-		if v0 == 0 || conf0 < 0.8 {
-			t.Errorf("still %d %s: no value at 0.8 without the printed outline rule (%d at %.2f): the still no longer tests it", ph.seed, ph.what, v0, conf0)
-		}
-	}
+	checkPhantomRule(t, printedPhantoms, "the printed outline rule", &outlineOff)
 }
 
 // TestPrintedOutline checks the measure on drawn faces: a light outline
@@ -247,18 +250,7 @@ var openPhantoms = []phantomStill{
 // minimum confidence, and does without the rule (the stills keep testing
 // it).
 func TestOpenPipsStills(t *testing.T) {
-	for _, ph := range openPhantoms {
-		v, conf := readPhantomStill(t, ph)
-		if v > 0 && conf >= 0.8 {
-			t.Errorf("still %d %s: value %d at %.2f where no die lies", ph.seed, ph.what, v, conf)
-		}
-		openOff = true
-		v0, conf0 := readPhantomStill(t, ph)
-		openOff = false
-		if v0 == 0 || conf0 < 0.8 {
-			t.Errorf("still %d %s: no value at 0.8 without the open-pips rule (%d at %.2f): the still no longer tests it", ph.seed, ph.what, v0, conf0)
-		}
-	}
+	checkPhantomRule(t, openPhantoms, "the open-pips rule", &openOff)
 }
 
 // TestPipsOpen checks the measure on drawn faces: a light face's dark
@@ -327,18 +319,7 @@ var softPhantoms = []phantomStill{
 // minimum confidence, and does without the rule (the stills keep testing
 // it).
 func TestSoftPipsStills(t *testing.T) {
-	for _, ph := range softPhantoms {
-		v, conf := readPhantomStill(t, ph)
-		if v > 0 && conf >= 0.8 {
-			t.Errorf("still %d %s: value %d at %.2f where no die lies", ph.seed, ph.what, v, conf)
-		}
-		softOff = true
-		v0, conf0 := readPhantomStill(t, ph)
-		softOff = false
-		if v0 == 0 || conf0 < 0.8 {
-			t.Errorf("still %d %s: no value at 0.8 without the soft-pips rule (%d at %.2f): the still no longer tests it", ph.seed, ph.what, v0, conf0)
-		}
-	}
+	checkPhantomRule(t, softPhantoms, "the soft-pips rule", &softOff)
 }
 
 // TestPipSoftness checks the measure on drawn faces: a light pip painted
