@@ -6,7 +6,6 @@ import (
 	"image"
 	"math"
 	"os"
-	"slices"
 	"testing"
 
 	"github.com/dicewatch/dicewatch/vision/scene"
@@ -24,73 +23,12 @@ type cockGeom struct {
 	chans int
 }
 
-// cockSampleG samples the patch of g around (cx, cy) into x
-// (chans planes of side x side).
-func cockSampleG(fr bgrImage, cx, cy, edge float64, g cockGeom, x []float32) {
-	n := g.side * g.side
-	bgr := make([][3]float64, n)
-	step := edge * g.span / float64(g.side)
-	half := float64(g.side) / 2
-	for j := 0; j < g.side; j++ {
-		py := cy + (float64(j)+0.5-half)*step - 0.5
-		for i := 0; i < g.side; i++ {
-			bgr[j*g.side+i] = fr.bilinear(cx+(float64(i)+0.5-half)*step-0.5, py)
-		}
-	}
-	lo, hi := (g.side-g.core)/2, (g.side+g.core)/2
-	var med [3]float64
-	v := make([]float64, 0, g.core*g.core)
-	for ch := 0; ch < 3; ch++ {
-		v = v[:0]
-		for j := lo; j < hi; j++ {
-			for i := lo; i < hi; i++ {
-				v = append(v, bgr[j*g.side+i][ch])
-			}
-		}
-		slices.Sort(v)
-		med[ch] = v[len(v)/2]
-	}
-	dist := make([]float64, n)
-	lum := make([]float32, n)
-	for k := 0; k < n; k++ {
-		p := bgr[k]
-		dist[k] = colDist(p, med)
-		lum[k] = float32(0.114*p[0] + 0.587*p[1] + 0.299*p[2])
-	}
-	var lm, lv float64
-	core := v[:0]
-	for j := lo; j < hi; j++ {
-		for i := lo; i < hi; i++ {
-			k := j*g.side + i
-			lm += float64(lum[k])
-			core = append(core, dist[k])
-		}
-	}
-	cc := float64(g.core * g.core)
-	lm /= cc
-	for j := lo; j < hi; j++ {
-		for i := lo; i < hi; i++ {
-			d := float64(lum[j*g.side+i]) - lm
-			lv += d * d
-		}
-	}
-	sd := math.Max(math.Sqrt(lv/cc), 4)
-	slices.Sort(core)
-	top := math.Max(core[len(core)*90/100], 15)
-	ms := med[0] + med[1] + med[2] + 30
-	for k := 0; k < n; k++ {
-		x[k] = float32(math.Max(-3, math.Min(3, (float64(lum[k])-lm)/sd)))
-		x[n+k] = float32(math.Min(dist[k]/top, 2))
-		if g.chans > 2 {
-			p := bgr[k]
-			ps := p[0] + p[1] + p[2] + 30
-			var c float64
-			for ch := 0; ch < 3; ch++ {
-				c += math.Abs(p[ch]/ps - med[ch]/ms)
-			}
-			x[2*n+k] = float32(math.Min(8*c, 3))
-		}
-	}
+// cockSampleG samples the patch of g around (cx, cy) into x (chans
+// planes of side x side), as cockInput samples a net's patch of that
+// geometry.
+func cockSampleG(s *cockScratch, fr bgrImage, cx, cy, edge float64, g cockGeom, x []float32) {
+	sh := cockShape{side: g.side, chans: g.chans, spanMilli: int(math.Round(g.span * 1000)), core: g.core}
+	s.cockInput(sh, fr, cx, cy, edge, x)
 }
 
 var cockWideGeoms = []cockGeom{
@@ -131,12 +69,13 @@ func TestCockWideExport(t *testing.T) {
 	}
 	var seen map[[2]float64]seenW
 	mism := 0
+	cs := new(cockScratch)
 	cockTraceFrame = func(d Detection, x []float32, fr bgrImage, off image.Point, edge float64) {
 		var s seenW
 		s.flat = d.Flat
 		for _, g := range cockWideGeoms {
 			row := make([]float32, g.side*g.side*g.chans+cockExtra)
-			cockSampleG(fr, d.CX-float64(off.X), d.CY-float64(off.Y), edge, g, row)
+			cockSampleG(cs, fr, d.CX-float64(off.X), d.CY-float64(off.Y), edge, g, row)
 			row[len(row)-2], row[len(row)-1] = x[len(x)-2], x[len(x)-1]
 			s.rows = append(s.rows, row)
 		}
