@@ -8,7 +8,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/dicewatch/dicewatch/vision/scene"
+	"gocv.io/x/gocv"
 )
 
 // cockGeom is one way to sample the cocked net's patch: side samples a
@@ -85,61 +85,25 @@ func TestCockWideExport(t *testing.T) {
 		seen[[2]float64{d.CX, d.CY}] = s
 	}
 	defer func() { cockTraceFrame = nil }()
-	n := stillCount(t, 0)
-	plain := NewReader(ReaderOptions{})
-	defer plain.Close()
-	cal := NewReader(ReaderOptions{DiePx: 1, PipSpread: stillPipSpread})
-	defer cal.Close()
-	groupCode := map[string]float32{"clean": 0, "cocked": 1, "stacked": 2, "under-stack": 3, "blurred": 4}
 	rows := 0
-	for seed := stillFirst(t); seed < stillFirst(t)+int64(n); seed++ {
-		img, tr, err := scene.Still(seed, scene.StillOptions{})
-		if err != nil {
-			t.Fatal(err)
+	cockExportStills(t, func(r *Reader, img gocv.Mat) ([]Detection, error) {
+		seen = map[[2]float64]seenW{}
+		return r.Read(img)
+	}, func(d Detection, meta [cockMeta]float32) {
+		s, ok := seen[[2]float64{d.CX, d.CY}]
+		if !ok {
+			return // the net did not run on it
 		}
-		coverByStacked(tr.Dice)
-		for _, calib := range []bool{true, false} {
-			r := plain
-			if calib {
-				cal.opts.DiePx = tr.EdgePx
-				r = cal
-			}
-			seen = map[[2]float64]seenW{}
-			dets, err := r.Read(img)
-			if err != nil {
+		meta[6] = b2f(s.flat)
+		for k, w := range ws {
+			if err := binary.Write(w, binary.LittleEndian, s.rows[k]); err != nil {
 				t.Fatal(err)
 			}
-			of := make([]int, len(dets))
-			for i := range of {
-				of[i] = -1
-			}
-			for _, p := range matchStill(tr.Dice, dets) {
-				of[p[1]] = p[0]
-			}
-			for j, d := range dets {
-				s, ok := seen[[2]float64{d.CX, d.CY}]
-				if !ok {
-					continue
-				}
-				meta := [10]float32{0, b2f(calib), 6, float32(seed), -1, 0, b2f(s.flat), float32(d.Value), 0, float32(d.Confidence)}
-				if i := of[j]; i >= 0 {
-					g := tr.Dice[i]
-					grp := groupCode[stillGroup(g)]
-					meta[0] = b2f(grp == 1)
-					meta[2], meta[4], meta[5], meta[8] = grp, float32(i), float32(g.TiltDeg), float32(g.Value)
-				}
-				for k, w := range ws {
-					if err := binary.Write(w, binary.LittleEndian, s.rows[k]); err != nil {
-						t.Fatal(err)
-					}
-					if err := binary.Write(w, binary.LittleEndian, meta[:]); err != nil {
-						t.Fatal(err)
-					}
-				}
-				rows++
+			if err := binary.Write(w, binary.LittleEndian, meta[:]); err != nil {
+				t.Fatal(err)
 			}
 		}
-		img.Close()
-	}
+		rows++
+	})
 	t.Logf("%d rows; first geometry differs from the net's input on %d", rows, mism)
 }
