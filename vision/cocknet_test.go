@@ -242,6 +242,38 @@ func TestCockNetShapeBounds(t *testing.T) {
 	}
 }
 
+// TestLoadCockNets: nets that read different patches are refused together
+// (forwardAll gives every net the first one's input: a second net of
+// another side or span would read it as a patch it never learnt, or past
+// its end), as is a damaged second file; nets of one patch load.
+func TestLoadCockNets(t *testing.T) {
+	sh := cockShape{side: 16, chans: 2, spanMilli: 2000, core: 6, c1: 2, c2: 3, hid: 4}
+	a := marshalCockNet(randomCockNet(sh, 7))
+	wider := sh
+	wider.c3, wider.hid = 2, 5 // another net on the same patch
+	if ns, err := loadCockNets(a, marshalCockNet(randomCockNet(wider, 8))); err != nil || len(ns) != 2 {
+		t.Fatalf("same patch: %d nets, %v", len(ns), err)
+	}
+	for name, f := range map[string]func(*cockShape){
+		"side":  func(o *cockShape) { o.side = 24 },
+		"chans": func(o *cockShape) { o.chans = 3 },
+		"span":  func(o *cockShape) { o.spanMilli = 3000 },
+		"core":  func(o *cockShape) { o.core = 8 },
+	} {
+		o := sh
+		f(&o)
+		if _, err := loadCockNets(a, marshalCockNet(randomCockNet(o, 9))); err == nil {
+			t.Errorf("a second net of another %s loaded", name)
+		}
+	}
+	if _, err := loadCockNets(a, a[:len(a)-1]); err == nil {
+		t.Error("a truncated second net loaded")
+	}
+	if _, err := loadCockNets(); err == nil {
+		t.Error("no nets loaded without an error")
+	}
+}
+
 // FuzzCockNet: unmarshalCockNet on any bytes returns an error or a net
 // whose every weight is finite, which forward runs to a probability, and
 // which marshalCockNet writes back byte for byte (so it took no more room
