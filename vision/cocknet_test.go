@@ -114,9 +114,10 @@ func TestCockNetFormat(t *testing.T) {
 }
 
 // TestCockFlatStills reads stills 0..59 calibrated and checks the flat
-// call: at most 6% of the detected clean flat dice called not flat (the
-// footprint's score alone, cockOff, calls about 12%) while at least 30%
-// of the detected cocked dice are.
+// call: at most 1.5% of the detected clean flat dice called not flat (the
+// footprint's score alone, cockOff, calls about 12%; session 13's one net
+// under 6%; session 14's two nets 1 of 136) while at least 30% of the
+// detected cocked dice are (9 of 29).
 func TestCockFlatStills(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads 60 generated stills")
@@ -155,8 +156,8 @@ func TestCockFlatStills(t *testing.T) {
 	if clean == 0 || cocked == 0 {
 		t.Fatal("no clean or no cocked die detected")
 	}
-	if float64(cleanNot) > 0.06*float64(clean) {
-		t.Errorf("%d of %d clean flat dice called not flat, ceiling 6%%", cleanNot, clean)
+	if float64(cleanNot) > 0.015*float64(clean) {
+		t.Errorf("%d of %d clean flat dice called not flat, ceiling 1.5%%", cleanNot, clean)
 	}
 	if float64(cockedNot) < 0.30*float64(cocked) {
 		t.Errorf("%d of %d cocked dice called not flat, floor 30%%", cockedNot, cocked)
