@@ -199,8 +199,14 @@ type cockNets []*cockNet
 // they did not load: Read then keeps the footprint's flat call and caps
 // no value by them. A variable so tests can stand in a failed load.
 var builtinCockNet = sync.OnceValues(func() (cockNets, error) {
+	return loadCockNets(builtinCockNetData, builtinCockNetUpData)
+})
+
+// loadCockNets reads each weight file; the nets must read the same
+// patch (the first net's input is given to every one).
+func loadCockNets(files ...[]byte) (cockNets, error) {
 	var ns cockNets
-	for _, data := range [][]byte{builtinCockNetData, builtinCockNetUpData} {
+	for _, data := range files {
 		n, err := unmarshalCockNet(data)
 		if err != nil {
 			return nil, err
@@ -210,8 +216,11 @@ var builtinCockNet = sync.OnceValues(func() (cockNets, error) {
 		}
 		ns = append(ns, n)
 	}
+	if len(ns) == 0 {
+		return nil, errors.New("vision: cocked nets: no weight file")
+	}
 	return ns, nil
-})
+}
 
 // samePatch reports whether a net of shape o reads the same input.
 func (sh cockShape) samePatch(o cockShape) bool {

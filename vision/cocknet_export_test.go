@@ -82,6 +82,7 @@ func TestCockNetExport(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	var cur map[[2]float64]cockSeen
 	if os.Getenv("DICEWATCH_COCK_EXPORT_PHOTOS") == "1" {
 		for _, set := range []string{"byler_d6", "matteo_webcam"} {
 			ps := loadPhotoSet(t, set)
@@ -99,6 +100,27 @@ func TestCockNetExport(t *testing.T) {
 			}
 			r.Close()
 		}
+	}
+	cockExportStills(t, func(r *Reader, img gocv.Mat) ([]Detection, error) {
+		dets, seen, err := readCockInputs(r, img)
+		cur = seen
+		return dets, err
+	}, func(d Detection, meta [cockMeta]float32) {
+		put(cur, d, meta)
+	})
+}
+
+// cockExportStills reads stills DICEWATCH_STILL_FIRST onwards
+// (DICEWATCH_STILLS of them) in both modes with read, matches each
+// detection to the truth as the stills harness does, and gives each to
+// row with its meta columns (the flat column the final call's: row may
+// put the one the net saw).
+func cockExportStills(t *testing.T, read func(r *Reader, img gocv.Mat) ([]Detection, error), row func(d Detection, meta [cockMeta]float32)) {
+	b2f := func(b bool) float32 {
+		if b {
+			return 1
+		}
+		return 0
 	}
 	n := stillCount(t, 0)
 	plain := NewReader(ReaderOptions{})
@@ -118,7 +140,7 @@ func TestCockNetExport(t *testing.T) {
 				cal.opts.DiePx = tr.EdgePx
 				r = cal
 			}
-			dets, seen, err := readCockInputs(r, img)
+			dets, err := read(r, img)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +159,7 @@ func TestCockNetExport(t *testing.T) {
 					meta[0] = b2f(grp == 1)
 					meta[2], meta[4], meta[5], meta[8] = grp, float32(i), float32(g.TiltDeg), float32(g.Value)
 				}
-				put(seen, d, meta)
+				row(d, meta)
 			}
 		}
 		img.Close()

@@ -114,9 +114,10 @@ func TestCockNetFormat(t *testing.T) {
 }
 
 // TestCockFlatStills reads stills 0..59 calibrated and checks the flat
-// call: at most 6% of the detected clean flat dice called not flat (the
-// footprint's score alone, cockOff, calls about 12%) while at least 30%
-// of the detected cocked dice are.
+// call: at most 1.5% of the detected clean flat dice called not flat (the
+// footprint's score alone, cockOff, calls about 12%; session 13's one net
+// under 6%; session 14's two nets 1 of 136) while at least 30% of the
+// detected cocked dice are (9 of 29).
 func TestCockFlatStills(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads 60 generated stills")
@@ -155,8 +156,8 @@ func TestCockFlatStills(t *testing.T) {
 	if clean == 0 || cocked == 0 {
 		t.Fatal("no clean or no cocked die detected")
 	}
-	if float64(cleanNot) > 0.06*float64(clean) {
-		t.Errorf("%d of %d clean flat dice called not flat, ceiling 6%%", cleanNot, clean)
+	if float64(cleanNot) > 0.015*float64(clean) {
+		t.Errorf("%d of %d clean flat dice called not flat, ceiling 1.5%%", cleanNot, clean)
 	}
 	if float64(cockedNot) < 0.30*float64(cocked) {
 		t.Errorf("%d of %d cocked dice called not flat, floor 30%%", cockedNot, cocked)
@@ -239,6 +240,38 @@ func TestCockNetShapeBounds(t *testing.T) {
 		if _, err := unmarshalCockNet(marshalCockNet(randomCockNet(sh, 4))); err == nil {
 			t.Errorf("shape %d %+v: loaded, outside cockScratch's room", i, sh)
 		}
+	}
+}
+
+// TestLoadCockNets: nets that read different patches are refused together
+// (forwardAll gives every net the first one's input: a second net of
+// another side or span would read it as a patch it never learnt, or past
+// its end), as is a damaged second file; nets of one patch load.
+func TestLoadCockNets(t *testing.T) {
+	sh := cockShape{side: 16, chans: 2, spanMilli: 2000, core: 6, c1: 2, c2: 3, hid: 4}
+	a := marshalCockNet(randomCockNet(sh, 7))
+	wider := sh
+	wider.c3, wider.hid = 2, 5 // another net on the same patch
+	if ns, err := loadCockNets(a, marshalCockNet(randomCockNet(wider, 8))); err != nil || len(ns) != 2 {
+		t.Fatalf("same patch: %d nets, %v", len(ns), err)
+	}
+	for name, f := range map[string]func(*cockShape){
+		"side":  func(o *cockShape) { o.side = 24 },
+		"chans": func(o *cockShape) { o.chans = 3 },
+		"span":  func(o *cockShape) { o.spanMilli = 3000 },
+		"core":  func(o *cockShape) { o.core = 8 },
+	} {
+		o := sh
+		f(&o)
+		if _, err := loadCockNets(a, marshalCockNet(randomCockNet(o, 9))); err == nil {
+			t.Errorf("a second net of another %s loaded", name)
+		}
+	}
+	if _, err := loadCockNets(a, a[:len(a)-1]); err == nil {
+		t.Error("a truncated second net loaded")
+	}
+	if _, err := loadCockNets(); err == nil {
+		t.Error("no nets loaded without an error")
 	}
 }
 

@@ -6,10 +6,9 @@ import (
 	"image"
 	"math"
 	"os"
-	"slices"
 	"testing"
 
-	"github.com/dicewatch/dicewatch/vision/scene"
+	"gocv.io/x/gocv"
 )
 
 // cockGeom is one way to sample the cocked net's patch: side samples a
@@ -24,73 +23,12 @@ type cockGeom struct {
 	chans int
 }
 
-// cockSampleG samples the patch of g around (cx, cy) into x
-// (chans planes of side x side).
-func cockSampleG(fr bgrImage, cx, cy, edge float64, g cockGeom, x []float32) {
-	n := g.side * g.side
-	bgr := make([][3]float64, n)
-	step := edge * g.span / float64(g.side)
-	half := float64(g.side) / 2
-	for j := 0; j < g.side; j++ {
-		py := cy + (float64(j)+0.5-half)*step - 0.5
-		for i := 0; i < g.side; i++ {
-			bgr[j*g.side+i] = fr.bilinear(cx+(float64(i)+0.5-half)*step-0.5, py)
-		}
-	}
-	lo, hi := (g.side-g.core)/2, (g.side+g.core)/2
-	var med [3]float64
-	v := make([]float64, 0, g.core*g.core)
-	for ch := 0; ch < 3; ch++ {
-		v = v[:0]
-		for j := lo; j < hi; j++ {
-			for i := lo; i < hi; i++ {
-				v = append(v, bgr[j*g.side+i][ch])
-			}
-		}
-		slices.Sort(v)
-		med[ch] = v[len(v)/2]
-	}
-	dist := make([]float64, n)
-	lum := make([]float32, n)
-	for k := 0; k < n; k++ {
-		p := bgr[k]
-		dist[k] = colDist(p, med)
-		lum[k] = float32(0.114*p[0] + 0.587*p[1] + 0.299*p[2])
-	}
-	var lm, lv float64
-	core := v[:0]
-	for j := lo; j < hi; j++ {
-		for i := lo; i < hi; i++ {
-			k := j*g.side + i
-			lm += float64(lum[k])
-			core = append(core, dist[k])
-		}
-	}
-	cc := float64(g.core * g.core)
-	lm /= cc
-	for j := lo; j < hi; j++ {
-		for i := lo; i < hi; i++ {
-			d := float64(lum[j*g.side+i]) - lm
-			lv += d * d
-		}
-	}
-	sd := math.Max(math.Sqrt(lv/cc), 4)
-	slices.Sort(core)
-	top := math.Max(core[len(core)*90/100], 15)
-	ms := med[0] + med[1] + med[2] + 30
-	for k := 0; k < n; k++ {
-		x[k] = float32(math.Max(-3, math.Min(3, (float64(lum[k])-lm)/sd)))
-		x[n+k] = float32(math.Min(dist[k]/top, 2))
-		if g.chans > 2 {
-			p := bgr[k]
-			ps := p[0] + p[1] + p[2] + 30
-			var c float64
-			for ch := 0; ch < 3; ch++ {
-				c += math.Abs(p[ch]/ps - med[ch]/ms)
-			}
-			x[2*n+k] = float32(math.Min(8*c, 3))
-		}
-	}
+// cockSampleG samples the patch of g around (cx, cy) into x (chans
+// planes of side x side), as cockInput samples a net's patch of that
+// geometry.
+func cockSampleG(s *cockScratch, fr bgrImage, cx, cy, edge float64, g cockGeom, x []float32) {
+	sh := cockShape{side: g.side, chans: g.chans, spanMilli: int(math.Round(g.span * 1000)), core: g.core}
+	s.cockInput(sh, fr, cx, cy, edge, x)
 }
 
 var cockWideGeoms = []cockGeom{
@@ -131,12 +69,13 @@ func TestCockWideExport(t *testing.T) {
 	}
 	var seen map[[2]float64]seenW
 	mism := 0
+	cs := new(cockScratch)
 	cockTraceFrame = func(d Detection, x []float32, fr bgrImage, off image.Point, edge float64) {
 		var s seenW
 		s.flat = d.Flat
 		for _, g := range cockWideGeoms {
 			row := make([]float32, g.side*g.side*g.chans+cockExtra)
-			cockSampleG(fr, d.CX-float64(off.X), d.CY-float64(off.Y), edge, g, row)
+			cockSampleG(cs, fr, d.CX-float64(off.X), d.CY-float64(off.Y), edge, g, row)
 			row[len(row)-2], row[len(row)-1] = x[len(x)-2], x[len(x)-1]
 			s.rows = append(s.rows, row)
 		}
@@ -146,61 +85,25 @@ func TestCockWideExport(t *testing.T) {
 		seen[[2]float64{d.CX, d.CY}] = s
 	}
 	defer func() { cockTraceFrame = nil }()
-	n := stillCount(t, 0)
-	plain := NewReader(ReaderOptions{})
-	defer plain.Close()
-	cal := NewReader(ReaderOptions{DiePx: 1, PipSpread: stillPipSpread})
-	defer cal.Close()
-	groupCode := map[string]float32{"clean": 0, "cocked": 1, "stacked": 2, "under-stack": 3, "blurred": 4}
 	rows := 0
-	for seed := stillFirst(t); seed < stillFirst(t)+int64(n); seed++ {
-		img, tr, err := scene.Still(seed, scene.StillOptions{})
-		if err != nil {
-			t.Fatal(err)
+	cockExportStills(t, func(r *Reader, img gocv.Mat) ([]Detection, error) {
+		seen = map[[2]float64]seenW{}
+		return r.Read(img)
+	}, func(d Detection, meta [cockMeta]float32) {
+		s, ok := seen[[2]float64{d.CX, d.CY}]
+		if !ok {
+			return // the net did not run on it
 		}
-		coverByStacked(tr.Dice)
-		for _, calib := range []bool{true, false} {
-			r := plain
-			if calib {
-				cal.opts.DiePx = tr.EdgePx
-				r = cal
-			}
-			seen = map[[2]float64]seenW{}
-			dets, err := r.Read(img)
-			if err != nil {
+		meta[6] = b2f(s.flat)
+		for k, w := range ws {
+			if err := binary.Write(w, binary.LittleEndian, s.rows[k]); err != nil {
 				t.Fatal(err)
 			}
-			of := make([]int, len(dets))
-			for i := range of {
-				of[i] = -1
-			}
-			for _, p := range matchStill(tr.Dice, dets) {
-				of[p[1]] = p[0]
-			}
-			for j, d := range dets {
-				s, ok := seen[[2]float64{d.CX, d.CY}]
-				if !ok {
-					continue
-				}
-				meta := [10]float32{0, b2f(calib), 6, float32(seed), -1, 0, b2f(s.flat), float32(d.Value), 0, float32(d.Confidence)}
-				if i := of[j]; i >= 0 {
-					g := tr.Dice[i]
-					grp := groupCode[stillGroup(g)]
-					meta[0] = b2f(grp == 1)
-					meta[2], meta[4], meta[5], meta[8] = grp, float32(i), float32(g.TiltDeg), float32(g.Value)
-				}
-				for k, w := range ws {
-					if err := binary.Write(w, binary.LittleEndian, s.rows[k]); err != nil {
-						t.Fatal(err)
-					}
-					if err := binary.Write(w, binary.LittleEndian, meta[:]); err != nil {
-						t.Fatal(err)
-					}
-				}
-				rows++
+			if err := binary.Write(w, binary.LittleEndian, meta[:]); err != nil {
+				t.Fatal(err)
 			}
 		}
-		img.Close()
-	}
+		rows++
+	})
 	t.Logf("%d rows; first geometry differs from the net's input on %d", rows, mism)
 }

@@ -192,9 +192,17 @@ func printedLook(dets []Detection) {
 	if outlineOff {
 		return
 	}
+	withholdWhere(dets, func(d *Detection) bool { return d.outlined >= maxOutlined })
+}
+
+// withholdWhere takes the value away from each detection given one for
+// which past reports true: the rules that run after the frame's looks
+// (printedLook, openLook, softLook) differ only in the measure and its
+// cut.
+func withholdWhere(dets []Detection, past func(d *Detection) bool) {
 	for i := range dets {
 		d := &dets[i]
-		if d.Value > 0 && d.outlined >= maxOutlined {
+		if d.Value > 0 && past(d) {
 			d.Value, d.Confidence = 0, 0
 		}
 	}
@@ -207,6 +215,21 @@ func (fr bgrImage) nearest(x, y float64) [3]float64 {
 	yi := min(max(int(math.Floor(y)), 0), fr.h-1)
 	o := (yi*fr.w + xi) * 3
 	return [3]float64{float64(fr.pix[o]), float64(fr.pix[o+1]), float64(fr.pix[o+2])}
+}
+
+// mean3 is the mean colour of the 3x3 pixels round (x, y) (nearest's,
+// each point clamped into the frame): a pip's colour at its centre.
+func (fr bgrImage) mean3(x, y float64) [3]float64 {
+	var m [3]float64
+	for j := -1; j <= 1; j++ {
+		for i := -1; i <= 1; i++ {
+			q := fr.nearest(x+float64(i), y+float64(j))
+			for k := range m {
+				m[k] += q[k] / 9
+			}
+		}
+	}
+	return m
 }
 
 // pipsOpen measures how many of the pips fv's value was read from lie
@@ -236,15 +259,7 @@ func pipsOpen(fr bgrImage, fv faceValue) (float64, int) {
 		}
 		n++
 		ux, uy := dx/dist, dy/dist
-		var pc [3]float64
-		for j := -1; j <= 1; j++ {
-			for i := -1; i <= 1; i++ {
-				q := at(p[0]+float64(i), p[1]+float64(j))
-				for k := range pc {
-					pc[k] += q[k] / 9
-				}
-			}
-		}
+		pc := fr.mean3(p[0], p[1])
 		closed := false
 		for s := p[2] + 0.5; s < 2*c.edge; s++ {
 			x, y := p[0]+s*ux, p[1]+s*uy
@@ -293,12 +308,7 @@ func openLook(dets []Detection) {
 	if openOff {
 		return
 	}
-	for i := range dets {
-		d := &dets[i]
-		if d.Value > 0 && d.open >= maxOpen {
-			d.Value, d.Confidence = 0, 0
-		}
-	}
+	withholdWhere(dets, func(d *Detection) bool { return d.open >= maxOpen })
 }
 
 // pipSoftness measures how gradually the pips fv's value was read from
@@ -315,15 +325,7 @@ func pipSoftness(fr bgrImage, fv faceValue) float64 {
 	at := fr.nearest
 	var ws []float64
 	for _, p := range fv.pips[:fv.pipRing] {
-		var pc [3]float64
-		for dy := -1; dy <= 1; dy++ {
-			for dx := -1; dx <= 1; dx++ {
-				q := at(p[0]+float64(dx), p[1]+float64(dy))
-				for k := range pc {
-					pc[k] += q[k] / 9
-				}
-			}
-		}
+		pc := fr.mean3(p[0], p[1])
 		var ax [3]float64
 		n2 := 0.0
 		for k := range ax {
@@ -388,10 +390,5 @@ func softLook(dets []Detection) {
 	if softOff {
 		return
 	}
-	for i := range dets {
-		d := &dets[i]
-		if d.Value > 0 && d.soft >= maxSoftPx {
-			d.Value, d.Confidence = 0, 0
-		}
-	}
+	withholdWhere(dets, func(d *Detection) bool { return d.soft >= maxSoftPx })
 }

@@ -73,19 +73,33 @@ func readPhantomStill(t *testing.T, ph phantomStill) (int, float64) {
 // none there at the rules' minimum confidence, and without the enclosure
 // rule each still does (the stills keep testing the rule).
 func TestPhantomEnclosureStills(t *testing.T) {
-	for _, ph := range enclosurePhantoms {
+	// The open-pips rule (openLook) withholds nine of them too (not the
+	// 1 on still 169 nor the chip's 2 on still 99): it is off with the
+	// enclosure rule, so that the stills test the enclosure rule alone.
+	checkPhantomRule(t, enclosurePhantoms, "the enclosure rule", &enclosureOff, &openOff)
+}
+
+// checkPhantomRule reads each of stills: none may give a value at the
+// rules' minimum confidence in its box, and each must give one there
+// with the rule's switches (offs) set, else the still no longer tests
+// the rule.
+func checkPhantomRule(t *testing.T, stills []phantomStill, rule string, offs ...*bool) {
+	t.Helper()
+	set := func(v bool) {
+		for _, o := range offs {
+			*o = v
+		}
+	}
+	for _, ph := range stills {
 		v, conf := readPhantomStill(t, ph)
 		if v > 0 && conf >= 0.8 {
 			t.Errorf("still %d (calibrated %v) %s: value %d at %.2f where no die lies", ph.seed, ph.calibrated, ph.what, v, conf)
 		}
-		// The open-pips rule (openLook) withholds nine of them too (not
-		// the 1 on still 169 nor the chip's 2 on still 99): it
-		// is off here, so that the stills test the enclosure rule alone.
-		enclosureOff, openOff = true, true
+		set(true)
 		v0, conf0 := readPhantomStill(t, ph)
-		enclosureOff, openOff = false, false
+		set(false)
 		if v0 == 0 || conf0 < 0.8 {
-			t.Errorf("still %d (calibrated %v) %s: no value at 0.8 without the enclosure rule (%d at %.2f): the still no longer tests it", ph.seed, ph.calibrated, ph.what, v0, conf0)
+			t.Errorf("still %d (calibrated %v) %s: no value at 0.8 without %s (%d at %.2f): the still no longer tests it", ph.seed, ph.calibrated, ph.what, rule, v0, conf0)
 		}
 	}
 }
@@ -97,15 +111,7 @@ func TestPipEnclosure(t *testing.T) {
 	const n = 64
 	light, dark := byte(220), byte(40)
 	pix := make([]byte, n*n*3)
-	fill := func(x0, y0, x1, y1 int, v byte) {
-		for y := y0; y < y1; y++ {
-			for x := x0; x < x1; x++ {
-				for ch := 0; ch < 3; ch++ {
-					pix[(y*n+x)*3+ch] = v
-				}
-			}
-		}
-	}
+	fill := func(x0, y0, x1, y1 int, v byte) { greyFill(pix, n, x0, y0, x1, y1, v) }
 	fr := bgrImage{pix: pix, w: n, h: n}
 	// A light face 40 px wide at the centre with four dark pips of
 	// radius 4 at 11 px from its centre.
@@ -162,18 +168,7 @@ var printedPhantoms = []phantomStill{
 // at the rules' minimum confidence, and does without the rule (the stills
 // keep testing it).
 func TestPrintedOutlineStills(t *testing.T) {
-	for _, ph := range printedPhantoms {
-		v, conf := readPhantomStill(t, ph)
-		if v > 0 && conf >= 0.8 {
-			t.Errorf("still %d %s: value %d at %.2f where no die lies", ph.seed, ph.what, v, conf)
-		}
-		outlineOff = true
-		v0, conf0 := readPhantomStill(t, ph)
-		outlineOff = false
-		if v0 == 0 || conf0 < 0.8 {
-			t.Errorf("still %d %s: no value at 0.8 without the printed outline rule (%d at %.2f): the still no longer tests it", ph.seed, ph.what, v0, conf0)
-		}
-	}
+	checkPhantomRule(t, printedPhantoms, "the printed outline rule", &outlineOff)
 }
 
 // TestPrintedOutline checks the measure on drawn faces: a light outline
@@ -247,18 +242,7 @@ var openPhantoms = []phantomStill{
 // minimum confidence, and does without the rule (the stills keep testing
 // it).
 func TestOpenPipsStills(t *testing.T) {
-	for _, ph := range openPhantoms {
-		v, conf := readPhantomStill(t, ph)
-		if v > 0 && conf >= 0.8 {
-			t.Errorf("still %d %s: value %d at %.2f where no die lies", ph.seed, ph.what, v, conf)
-		}
-		openOff = true
-		v0, conf0 := readPhantomStill(t, ph)
-		openOff = false
-		if v0 == 0 || conf0 < 0.8 {
-			t.Errorf("still %d %s: no value at 0.8 without the open-pips rule (%d at %.2f): the still no longer tests it", ph.seed, ph.what, v0, conf0)
-		}
-	}
+	checkPhantomRule(t, openPhantoms, "the open-pips rule", &openOff)
 }
 
 // TestPipsOpen checks the measure on drawn faces: a light face's dark
@@ -268,15 +252,7 @@ func TestPipsOpen(t *testing.T) {
 	const n = 64
 	light, dark := byte(220), byte(40)
 	pix := make([]byte, n*n*3)
-	fill := func(x0, y0, x1, y1 int, v byte) {
-		for y := y0; y < y1; y++ {
-			for x := x0; x < x1; x++ {
-				for ch := 0; ch < 3; ch++ {
-					pix[(y*n+x)*3+ch] = v
-				}
-			}
-		}
-	}
+	fill := func(x0, y0, x1, y1 int, v byte) { greyFill(pix, n, x0, y0, x1, y1, v) }
 	disc := func(cx, cy, r float64, v byte) {
 		for y := 0; y < n; y++ {
 			for x := 0; x < n; x++ {
@@ -327,18 +303,7 @@ var softPhantoms = []phantomStill{
 // minimum confidence, and does without the rule (the stills keep testing
 // it).
 func TestSoftPipsStills(t *testing.T) {
-	for _, ph := range softPhantoms {
-		v, conf := readPhantomStill(t, ph)
-		if v > 0 && conf >= 0.8 {
-			t.Errorf("still %d %s: value %d at %.2f where no die lies", ph.seed, ph.what, v, conf)
-		}
-		softOff = true
-		v0, conf0 := readPhantomStill(t, ph)
-		softOff = false
-		if v0 == 0 || conf0 < 0.8 {
-			t.Errorf("still %d %s: no value at 0.8 without the soft-pips rule (%d at %.2f): the still no longer tests it", ph.seed, ph.what, v0, conf0)
-		}
-	}
+	checkPhantomRule(t, softPhantoms, "the soft-pips rule", &softOff)
 }
 
 // TestPipSoftness checks the measure on drawn faces: a light pip painted
@@ -371,5 +336,57 @@ func TestPipSoftness(t *testing.T) {
 	fv.pips[0] = [3]float64{n / 2, n / 2, 30}
 	if w := pipSoftness(fr, fv); w < maxSoftPx || w < maxSoftRel*fv.c.edge {
 		t.Errorf("glow: soft over %.1f px, want at least %d and %.1f", w, maxSoftPx, maxSoftRel*fv.c.edge)
+	}
+}
+
+// greyFill paints the rectangle x0..x1, y0..y1 of an n-pixel-wide BGR
+// frame grey v.
+func greyFill(pix []byte, n, x0, y0, x1, y1 int, v byte) {
+	for y := y0; y < y1; y++ {
+		for x := x0; x < x1; x++ {
+			for ch := 0; ch < 3; ch++ {
+				pix[(y*n+x)*3+ch] = v
+			}
+		}
+	}
+}
+
+// TestGiveLaterKeepsChecked: a later look's value (giveLater) is checked
+// on a copy of the detection; what check measured of that value must
+// reach the rules that run after the frame's looks. A light cross on a
+// dark ground whose corners are given as a 4 has its pips open
+// (pipsOpen), so openLook must withhold it; before keepChecked the
+// measure stayed on the copy and the 4 was kept.
+func TestGiveLaterKeepsChecked(t *testing.T) {
+	const n = 64
+	light, dark := byte(220), byte(40)
+	pix := make([]byte, n*n*3)
+	fill := func(x0, y0, x1, y1 int, v byte) { greyFill(pix, n, x0, y0, x1, y1, v) }
+	fill(0, 0, n, n, dark)
+	fill(25, 0, 39, n, light)
+	fill(0, 25, n, 39, light)
+	fr := bgrImage{pix: pix, w: n, h: n}
+	fv := faceValue{value: 4, conf: 0.9, c: candidate{cx: 32, cy: 32, w: 40, h: 40, edge: 40}, pipRing: 4,
+		body: [3]float64{float64(light), float64(light), float64(light)}}
+	for i, c := range [][2]float64{{18, 18}, {46, 18}, {18, 46}, {46, 46}} {
+		fv.pips[i] = [3]float64{c[0], c[1], 4}
+	}
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	r.checked = map[[2]float64]checkRec{}
+	// The enclosure rule would withhold the cross's 4 in the check
+	// already; off, the open-pips rule alone is tested.
+	enclosureOff = true
+	defer func() { enclosureOff = false }()
+	dets := []Detection{{CX: 32, CY: 32, Flat: true}}
+	if !r.giveLater(fr, &dets[0], fv, image.Rect(0, 0, n, n)) {
+		t.Fatal("giveLater did not give the 4 (veto or check)")
+	}
+	if dets[0].open < maxOpen {
+		t.Errorf("given 4: open %.2f kept on the detection, want the check's %.2f or more", dets[0].open, maxOpen)
+	}
+	openLook(dets)
+	if dets[0].Value != 0 {
+		t.Errorf("openLook kept the cross's %d", dets[0].Value)
 	}
 }

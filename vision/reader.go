@@ -910,8 +910,18 @@ func (r *Reader) giveLater(fr bgrImage, d *Detection, fv faceValue, roi image.Re
 	d.Value, d.Confidence = fv.value, fv.conf
 	d.Box = fv.c.box().Add(roi.Min).Intersect(roi)
 	d.PipBox = pipBoxIn(fv.pipBox, roi)
+	d.keepChecked(nd)
 	r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: r.lastPipOff, colSpread: r.lastColSpread, weakCue: true}
 	return true
+}
+
+// keepChecked takes from nd, the copy of d a later look's value was
+// checked on, what check measured of that value for the rules that run
+// after the frame's looks (printedLook, openLook, softLook): without it
+// they judged a later look's value by an earlier value's pips, or not
+// at all.
+func (d *Detection) keepChecked(nd Detection) {
+	d.outlined, d.open, d.soft = nd.outlined, nd.open, nd.soft
 }
 
 // frameSizeOff turns frameSizeLook off (for tests).

@@ -15,13 +15,19 @@ import (
 // labelled die at index idx (-1 when no detection matches it).
 func readPhotoDie(t *testing.T, ps photoSet, name string, idx int) int {
 	t.Helper()
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	return readPhotoDieWith(t, r, ps, name, idx)
+}
+
+// readPhotoDieWith is readPhotoDie with the reader r.
+func readPhotoDieWith(t *testing.T, r *Reader, ps photoSet, name string, idx int) int {
+	t.Helper()
 	img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
 	if img.Empty() {
 		t.Fatalf("%s: cannot read", name)
 	}
 	defer img.Close()
-	r := NewReader(ReaderOptions{})
-	defer r.Close()
 	dets, err := r.Read(img)
 	if err != nil {
 		t.Fatal(err)

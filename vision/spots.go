@@ -318,6 +318,7 @@ func (r *Reader) spotLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 		}
 		d.Value, d.Confidence = v, fv.conf
 		d.Box = c.box().Add(roi.Min).Intersect(roi)
+		d.keepChecked(nd)
 		if spotTrace != nil {
 			rs[0].tNext = fe / med
 			spotTrace(d, rs)

@@ -1,11 +1,6 @@
 package vision
 
-import (
-	"path/filepath"
-	"testing"
-
-	"gocv.io/x/gocv"
-)
+import "testing"
 
 // TestUnreadGateRules reads the byler_d6 dice each of session 14's gate
 // rules gives (each image with the fold net that never saw it, as
@@ -40,19 +35,11 @@ func TestUnreadGateRules(t *testing.T) {
 	}
 	read := func(name string, idx int) int {
 		r.net = netOf[name]
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-		defer img.Close()
-		dets, err := r.Read(img)
-		if err != nil {
-			t.Fatal(err)
+		v := readPhotoDieWith(t, r, ps, name, idx)
+		if v < 0 {
+			t.Fatalf("%s: label %d not detected", name, idx)
 		}
-		for _, p := range matchBoxes(ps.dice[name], dets, false) {
-			if p[0] == idx {
-				return dets[p[1]].Value
-			}
-		}
-		t.Fatalf("%s: label %d not detected", name, idx)
-		return 0
+		return v
 	}
 	for _, c := range cases {
 		if v := read(c.image, c.idx); v != c.value {
