@@ -70,6 +70,10 @@ type restDie struct {
 	sideOut float64
 	// spread: the read pips' spread in die edges (see pipSpread).
 	spread float64
+	// sideMarks: for a face the first pass read, how many marks stand
+	// out from the empty table just beyond its outline, joined to it
+	// only through shade (see sideMarks and restFlat).
+	sideMarks int
 }
 
 // readRest finds and reads the dice in one region of a frame against the
@@ -80,12 +84,14 @@ func readRest(fr, bg bgrPatch, edge float64) []restDie {
 	// table, 0 where the difference is shadow.
 	dist := make([]uint8, w*h)
 	diff := make([]bool, w*h)
+	shade := make([]bool, w*h) // darker than the table as a shadow is
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			b1, g1, r1 := fr.at(x, y)
 			b2, g2, r2 := bg.at(x, y)
 			d := max(absDiff(b1, b2), absDiff(g1, g2), absDiff(r1, r2))
 			if isShadow(b1, g1, r1, b2, g2, r2) {
+				shade[y*w+x] = d > restWeakDiff
 				d = 0
 			}
 			dist[y*w+x] = uint8(d)
@@ -96,12 +102,14 @@ func readRest(fr, bg bgrPatch, edge float64) []restDie {
 	comps := components(diff, w, h)
 	dieArea := edge * edge
 	var out, partial []restDie
-	var left [][]int // what stood out but was not read: fragments and partial faces
+	var left [][]int  // what stood out but was not read: fragments and partial faces
+	var marks [][]int // fragments alone
 	for _, c := range comps {
 		a := float64(len(c))
 		if a < 0.35*dieArea {
 			if a >= restFragment {
 				left = append(left, c)
+				marks = append(marks, c)
 			}
 			continue // noise, a shadow edge, or a die seen only in fragments
 		}
@@ -145,8 +153,80 @@ func readRest(fr, bg bgrPatch, edge float64) []restDie {
 			out = append(out, p) // still unreadable
 		}
 	}
+	markSides(out, marks, dist, shade, fr, edge)
 	return out
 }
+
+// markSides counts, for each face the first pass read, the marks that
+// stand out from the empty table just beyond its outline (sideMarks). A
+// cocked die shows a band of side face beside its top face, turned away
+// from the light. Over print of the die's colour that band is the print's
+// colour darkened, as a shadow is, and drops out of what stands out; its
+// pips do not (a white pip in shade is grey, far from the print's
+// colour). A flat die's shadow darkens the table alike, but nothing in it
+// stands out. A mark counts when its centre lies outside the face's
+// outline (by more than a pixel) and within restSideReach die edges of
+// it, is no part of another die found there, and every pixel between it
+// and the face differs from the table (stands out, weakly or clearly, or
+// is darkened as a shadow is): the band joins it to the face. Regrown and
+// placed faces are left alone (their squares passed regrow's own cocked
+// tests).
+func markSides(out []restDie, marks [][]int, dist []uint8, shade []bool, fr bgrPatch, edge float64) {
+	w := fr.w
+	inside := func(d restDie, x, y, margin float64) bool {
+		lx, ly := x-(d.cx-float64(fr.x0)), y-(d.cy-float64(fr.y0))
+		ca, sa := math.Cos(d.angle), math.Sin(d.angle)
+		return math.Abs(lx*ca+ly*sa) <= d.w/2+margin && math.Abs(-lx*sa+ly*ca) <= d.h/2+margin
+	}
+	for i := range out {
+		d := &out[i]
+		if d.value == 0 || d.regrown || d.placed {
+			continue
+		}
+		lx, ly := d.cx-float64(fr.x0), d.cy-float64(fr.y0)
+		for _, c := range marks {
+			var mx, my float64
+			for _, p := range c {
+				mx += float64(p % w)
+				my += float64(p / w)
+			}
+			mx /= float64(len(c))
+			my /= float64(len(c))
+			if inside(*d, mx, my, 1) || !inside(*d, mx, my, restSideReach*edge) {
+				continue
+			}
+			other := false
+			for j, o := range out {
+				if j != i && inside(o, mx, my, 1) {
+					other = true
+					break
+				}
+			}
+			if other {
+				continue
+			}
+			joined := true
+			n := int(math.Ceil(2 * math.Hypot(mx-lx, my-ly)))
+			for k := 0; k <= n && joined; k++ {
+				t := float64(k) / float64(max(n, 1))
+				x, y := mx+(lx-mx)*t, my+(ly-my)*t
+				if inside(*d, x, y, 1) {
+					break
+				}
+				p := int(math.Round(y))*w + int(math.Round(x))
+				joined = shade[p] || dist[p] > restWeakDiff
+			}
+			if joined {
+				d.sideMarks++
+			}
+		}
+	}
+}
+
+// restSideReach: how far beyond a face's outline, in die edges, a mark
+// may lie and still be a side face's pip (see markSides): a die cocked
+// 35 degrees shows 0.57 die edges of its side face.
+const restSideReach = 0.6
 
 // Thresholds of the largest channel difference from the empty table: a
 // die is found where it differs by more than restStrongDiff; a face seen
@@ -1345,7 +1425,7 @@ func (d restDie) toDetection(edge, minFlat float64) Detection {
 	return Detection{
 		Box: box, CX: d.cx, CY: d.cy, Value: d.value, Confidence: d.confidence,
 		Flat: restFlat(d, size/edge, off, minFlat), Flatness: d.flatness, SizeRatio: size / edge, EdgePx: size,
-		pipOff: off, sideOut: d.sideOut, placed: d.placed,
+		pipOff: off, sideOut: d.sideOut, sideMarks: d.sideMarks, placed: d.placed,
 		regrown: d.regrown, pipScale: d.pipScale(edge),
 	}
 }
@@ -1412,6 +1492,12 @@ func restFlat(d restDie, size, pipOff, minFlat float64) bool {
 		// together. (A regrown face's square was moved onto its pips and
 		// passed regrow's own cocked tests; its outline says nothing
 		// here.)
+		return false
+	}
+	if d.sideMarks > 0 {
+		// Marks stand out beside its outline, joined to it through
+		// shade: the pips of a side face that the print of the die's
+		// colour hides in shadow (see markSides).
 		return false
 	}
 	if d.value == 0 && d.sideOut > restSideOut {

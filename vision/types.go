@@ -66,6 +66,10 @@ type Detection struct {
 	// of what stands out lies past a square of the expected die size
 	// placed on it, in die areas (see restDie.sideOut).
 	sideOut float64
+	// sideMarks is, for a face the at-rest reader read on its first pass,
+	// how many marks stand out just beyond its outline, joined to it
+	// through shade (see markSides).
+	sideMarks int
 	// placed: the at-rest reader placed this face on its pips (see
 	// restDie).
 	placed bool
