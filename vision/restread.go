@@ -185,13 +185,7 @@ func markSides(out []restDie, marks [][]int, dist []uint8, shade []bool, fr bgrP
 		}
 		lx, ly := d.cx-float64(fr.x0), d.cy-float64(fr.y0)
 		for _, c := range marks {
-			var mx, my float64
-			for _, p := range c {
-				mx += float64(p % w)
-				my += float64(p / w)
-			}
-			mx /= float64(len(c))
-			my /= float64(len(c))
+			mx, my := compCentre(c, w)
 			if inside(*d, mx, my, 1) || !inside(*d, mx, my, restSideReach*edge) {
 				continue
 			}
@@ -763,6 +757,18 @@ func centreOnPips(d *restDie, fr bgrPatch, dist []uint8, edge float64) float64 {
 	return math.Hypot(mx, my)
 }
 
+// compCentre is the mean position of a component's pixels (indices into
+// a patch w pixels wide).
+func compCentre(c []int, w int) (float64, float64) {
+	var mx, my float64
+	for _, p := range c {
+		mx += float64(p % w)
+		my += float64(p / w)
+	}
+	n := float64(len(c))
+	return mx / n, my / n
+}
+
 // fitSquare places a square of the expected die edge on a region where it
 // covers most of the region's pixels (over turns of 3 degrees and shifts
 // of a pixel around the region's centre; pixels that stand out clearly
@@ -773,13 +779,7 @@ func centreOnPips(d *restDie, fr bgrPatch, dist []uint8, edge float64) float64 {
 // result is how much of the region that stands out clearly lies more than
 // a pixel outside the square, in die areas.
 func fitSquare(c []int, dist []uint8, w int, edge float64) (restDie, float64, float64) {
-	var mx, my float64
-	for _, p := range c {
-		mx += float64(p % w)
-		my += float64(p / w)
-	}
-	mx /= float64(len(c))
-	my /= float64(len(c))
+	mx, my := compCentre(c, w)
 	half := edge / 2
 	reach := int(math.Ceil(0.35 * edge))
 	best, bestN, bestScore := restDie{}, 0, -1
