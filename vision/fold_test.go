@@ -35,11 +35,20 @@ func TestFoldStills(t *testing.T) {
 		}
 	}
 	defer func() { checkTrace = nil }()
+	// maxUndetected: still 6209 die 1 has not been detected since the
+	// pip enclosure rule (session 13); a case more lost would leave the
+	// fold doubt tested on fewer dice without anyone noticing.
+	const maxUndetected = 1
+	undetected := 0
 	for _, tc := range cases {
 		clear(folds)
 		g, d, ok := readStillDie(t, tc.seed, tc.die, tc.cal)
 		if !ok {
 			t.Logf("still %d die %d: not detected (no value given)", tc.seed, tc.die)
+			undetected++
+			if undetected > maxUndetected {
+				t.Errorf("%d of the %d cases not detected, at most %d expected: the fold doubt goes untested on them", undetected, len(cases), maxUndetected)
+			}
 			continue
 		}
 		if d.Value == 0 || d.Value == g.Value {
