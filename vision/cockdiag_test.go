@@ -1,0 +1,132 @@
+package vision
+
+import (
+	"bufio"
+	"fmt"
+	"image"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/dicewatch/dicewatch/vision/scene"
+)
+
+// stillLean names what a generated still's die leans on, from its truth:
+// chips, a wall, another die (the generator draws a die cocked against a
+// die 1.03 times larger and flags it neither way), or something off the
+// picture ("seam"); "-" for a flat die.
+func stillLean(g scene.StillDie) string {
+	switch {
+	case g.Flat:
+		return "-"
+	case g.TouchesChips:
+		return "chips"
+	case g.AgainstWall:
+		return "wall"
+	case math.Abs(g.SizeRatio-1.03) < 0.0005:
+		return "die"
+	default:
+		return "seam"
+	}
+}
+
+// TestCockDiag writes one line per clean or cocked die of the generated
+// stills, read in both modes, for studying the cocked call against the
+// truth (tilt, what the die leans on, the side face's width in pixels):
+//
+//	DICEWATCH_COCK_DIAG=/tmp/cd.tsv DICEWATCH_STILLS=600 DICEWATCH_STILL_FIRST=N go test -count=1 -run CockDiag -v -timeout 60m ./vision/
+//
+// Columns: seed, mode, camera tilt, group, lean, die tilt, nominal edge,
+// the flat die's edge at the die's place, the side face's width
+// (sin(tilt) times that edge), the die's offset from the picture's centre
+// over its half width and height, then for the matched detection (or
+// "-"): the nets' probability, Flat, Flatness, SizeRatio, EdgePx, box
+// width and height, value, true value, the face rectangle's sides.
+func TestCockDiag(t *testing.T) {
+	path := os.Getenv("DICEWATCH_COCK_DIAG")
+	if path == "" {
+		t.Skip("DICEWATCH_COCK_DIAG not set")
+	}
+	n := stillCount(t, 600)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := bufio.NewWriter(f)
+	defer w.Flush()
+	type rect struct{ fw, fh, bx, by float64 }
+	seen := map[[2]float64]rect{}
+	var blob image.Rectangle
+	candTrace = func(b image.Rectangle, fv faceValue, shrunk bool) { blob = b }
+	defer func() { candTrace = nil }()
+	readTrace = func(d *Detection, fv faceValue, shrunk bool) {
+		seen[[2]float64{d.CX, d.CY}] = rect{fv.c.w, fv.c.h, float64(blob.Min.X+blob.Max.X) / 2, float64(blob.Min.Y+blob.Max.Y) / 2}
+		blob = image.Rectangle{}
+	}
+	defer func() { readTrace = nil }()
+	plain := NewReader(ReaderOptions{})
+	defer plain.Close()
+	cal := NewReader(ReaderOptions{DiePx: 1, PipSpread: stillPipSpread})
+	defer cal.Close()
+	fmt.Fprintln(w, "seed\tmode\tcam\tgroup\tlean\ttilt\tnom\tlocal\tside\tdx\tdy\tp\tflat\tflatness\tsr\tedge\tbw\tbh\tval\ttval\tfw\tfh\tox\toy\tnear")
+	first := stillFirst(t)
+	for seed := first; seed < first+int64(n); seed++ {
+		img, truth, err := scene.Still(seed, scene.StillOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		coverByStacked(truth.Dice)
+		loc := stillEdgeAt(truth)
+		for _, mode := range []string{"cal", "unc"} {
+			r := plain
+			if mode == "cal" {
+				cal.opts.DiePx = truth.EdgePx
+				r = cal
+			}
+			clear(seen)
+			dets, err := r.Read(img)
+			if err != nil {
+				img.Close()
+				t.Fatal(err)
+			}
+			m := map[int]int{}
+			for _, p := range matchStill(truth.Dice, dets) {
+				m[p[0]] = p[1]
+			}
+			for i, g := range truth.Dice {
+				grp := stillGroup(g)
+				if grp != "clean" && grp != "cocked" {
+					continue
+				}
+				le := loc(g.CX, g.CY)
+				line := fmt.Sprintf("%d\t%s\t%.1f\t%s\t%s\t%.1f\t%.1f\t%.2f\t%.2f\t%.3f\t%.3f", seed, mode, truth.CameraTiltDeg, grp, stillLean(g), g.TiltDeg,
+					truth.EdgePx, le, math.Sin(g.TiltDeg*math.Pi/180)*le, (g.CX-float64(truth.Width)/2)/(float64(truth.Width)/2), (g.CY-float64(truth.Height)/2)/(float64(truth.Height)/2))
+				j, ok := m[i]
+				if !ok {
+					fmt.Fprintln(w, line+"\t-")
+					continue
+				}
+				d := dets[j]
+				fr := seen[[2]float64{d.CX, d.CY}]
+				e := d.EdgePx
+				if mode == "cal" {
+					e = le
+				}
+				ox := (fr.bx - d.CX) / e
+				oy := (fr.by - d.CY) / e
+				// the nearest other detection, in edges
+				near := math.Inf(1)
+				for k, o := range dets {
+					if k != j {
+						near = math.Min(near, math.Hypot(o.CX-d.CX, o.CY-d.CY)/e)
+					}
+				}
+				fmt.Fprintf(w, "%s\t%.3f\t%v\t%.3f\t%.3f\t%.2f\t%d\t%d\t%d\t%d\t%.2f\t%.2f\t%.3f\t%.3f\t%.2f\n", line, d.cockP, d.Flat, d.Flatness, d.SizeRatio, d.EdgePx,
+					d.Box.Dx(), d.Box.Dy(), d.Value, g.Value, fr.fw, fr.fh, ox, oy, near)
+			}
+		}
+		img.Close()
+	}
+	t.Logf("wrote %s", path)
+}
