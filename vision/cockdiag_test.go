@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dicewatch/dicewatch/vision/scene"
+	"gocv.io/x/gocv"
 )
 
 // stillLean names what a generated still's die leans on, from its truth:
@@ -55,21 +56,28 @@ func TestCockDiag(t *testing.T) {
 	defer f.Close()
 	w := bufio.NewWriter(f)
 	defer w.Flush()
-	type rect struct{ fw, fh, bx, by float64 }
+	type rect struct{ fw, fh, bx, by, ang float64 }
 	seen := map[[2]float64]rect{}
 	var blob image.Rectangle
 	candTrace = func(b image.Rectangle, fv faceValue, shrunk bool) { blob = b }
 	defer func() { candTrace = nil }()
 	readTrace = func(d *Detection, fv faceValue, shrunk bool) {
-		seen[[2]float64{d.CX, d.CY}] = rect{fv.c.w, fv.c.h, float64(blob.Min.X+blob.Max.X) / 2, float64(blob.Min.Y+blob.Max.Y) / 2}
+		seen[[2]float64{d.CX, d.CY}] = rect{fv.c.w, fv.c.h, float64(blob.Min.X+blob.Max.X) / 2, float64(blob.Min.Y+blob.Max.Y) / 2, fv.c.angle}
 		blob = image.Rectangle{}
 	}
 	defer func() { readTrace = nil }()
+	bands := map[[2]float64][4]float64{}
+	cockTraceFrame = func(d Detection, x []float32, fr bgrImage, off image.Point, edge float64) {
+		k := [2]float64{d.CX, d.CY}
+		fb, vx, vy := faceBands(fr, d, off, edge, seen[k].ang)
+		bands[k] = [4]float64{max(fb[0], fb[1], fb[2], fb[3]), vx, vy, 0}
+	}
+	defer func() { cockTraceFrame = nil }()
 	plain := NewReader(ReaderOptions{})
 	defer plain.Close()
 	cal := NewReader(ReaderOptions{DiePx: 1, PipSpread: stillPipSpread})
 	defer cal.Close()
-	fmt.Fprintln(w, "seed\tmode\tcam\tgroup\tlean\ttilt\tnom\tlocal\tside\tdx\tdy\tp\tflat\tflatness\tsr\tedge\tbw\tbh\tval\ttval\tfw\tfh\tox\toy\tnear")
+	fmt.Fprintln(w, "seed\tmode\tcam\tgroup\tlean\ttilt\tnom\tlocal\tside\tdx\tdy\tp\tflat\tflatness\tsr\tedge\tbw\tbh\tval\ttval\tfw\tfh\tox\toy\tnear\tb0\tb1\tb2\tb3")
 	first := stillFirst(t)
 	for seed := first; seed < first+int64(n); seed++ {
 		img, truth, err := scene.Still(seed, scene.StillOptions{})
@@ -77,6 +85,9 @@ func TestCockDiag(t *testing.T) {
 			t.Fatal(err)
 		}
 		coverByStacked(truth.Dice)
+		if dir := os.Getenv("DICEWATCH_COCK_DIAG_PNG"); dir != "" {
+			gocv.IMWrite(fmt.Sprintf("%s/still_%d.png", dir, seed), img)
+		}
 		loc := stillEdgeAt(truth)
 		for _, mode := range []string{"cal", "unc"} {
 			r := plain
@@ -85,6 +96,7 @@ func TestCockDiag(t *testing.T) {
 				r = cal
 			}
 			clear(seen)
+			clear(bands)
 			dets, err := r.Read(img)
 			if err != nil {
 				img.Close()
@@ -109,6 +121,10 @@ func TestCockDiag(t *testing.T) {
 				}
 				d := dets[j]
 				fr := seen[[2]float64{d.CX, d.CY}]
+				bd, ok := bands[[2]float64{d.CX, d.CY}]
+				if !ok {
+					bd = [4]float64{math.NaN(), math.NaN(), math.NaN(), math.NaN()}
+				}
 				e := d.EdgePx
 				if mode == "cal" {
 					e = le
@@ -122,11 +138,52 @@ func TestCockDiag(t *testing.T) {
 						near = math.Min(near, math.Hypot(o.CX-d.CX, o.CY-d.CY)/e)
 					}
 				}
-				fmt.Fprintf(w, "%s\t%.3f\t%v\t%.3f\t%.3f\t%.2f\t%d\t%d\t%d\t%d\t%.2f\t%.2f\t%.3f\t%.3f\t%.2f\n", line, d.cockP, d.Flat, d.Flatness, d.SizeRatio, d.EdgePx,
-					d.Box.Dx(), d.Box.Dy(), d.Value, g.Value, fr.fw, fr.fh, ox, oy, near)
+				fmt.Fprintf(w, "%s\t%.3f\t%v\t%.3f\t%.3f\t%.2f\t%d\t%d\t%d\t%d\t%.2f\t%.2f\t%.3f\t%.3f\t%.2f\t%.3f\t%.3f\t%.3f\t%.3f\n", line, d.cockP, d.Flat, d.Flatness, d.SizeRatio, d.EdgePx,
+					d.Box.Dx(), d.Box.Dy(), d.Value, g.Value, fr.fw, fr.fh, ox, oy, near, bd[0], bd[1], bd[2], bd[3])
 			}
 		}
 		img.Close()
 	}
 	t.Logf("wrote %s", path)
+}
+
+// TestStillLean checks stillLean against the generator's placement on
+// the default stills: every cocked die leans on chips, a wall, another
+// die or something off the picture, and one said to lean on a die has a
+// die beside it (centres within 1.5 of the nominal edge, a cocked die
+// standing half an edge or more off the die it leans on).
+func TestStillLean(t *testing.T) {
+	seen := map[string]int{}
+	for seed := int64(0); seed < 80; seed++ {
+		img, truth, err := scene.Still(seed, scene.StillOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		img.Close()
+		for i, g := range truth.Dice {
+			l := stillLean(g)
+			seen[l]++
+			if g.Flat != (l == "-") {
+				t.Errorf("still %d die %d: flat %v, lean %q", seed, i, g.Flat, l)
+			}
+			if l != "die" {
+				continue
+			}
+			near := false
+			for j, o := range truth.Dice {
+				if j != i && math.Hypot(o.CX-g.CX, o.CY-g.CY) < 1.5*truth.EdgePx {
+					near = true
+				}
+			}
+			if !near {
+				t.Errorf("still %d die %d: leans on a die, none beside it", seed, i)
+			}
+		}
+	}
+	for _, l := range []string{"-", "chips", "wall", "die", "seam"} {
+		if seen[l] == 0 {
+			t.Errorf("no die with lean %q in 80 stills", l)
+		}
+	}
+	t.Logf("leans: %v", seen)
 }
