@@ -38,6 +38,11 @@ type candidate struct {
 	// image's typical die; weak, and read only when no die of the
 	// typical size reads (see Reader.ReadRegion).
 	over bool
+	// large: found with a known die size and pip spread, 1.6 to
+	// largeMax expected edges and with no die-sized cells (a die on
+	// another with both their shadows, or a die's long shadow); kept
+	// only when its pips measure a die's face (see Reader.largeRead).
+	large bool
 	// cells: for a part of a cluster too large for one die (kept weak),
 	// the die-sized cells the region covers (see Reader.ReadRegion).
 	cells []candidate
@@ -535,10 +540,16 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			continue
 		}
 		// Far larger than one die, with no die-sized cells and not a
-		// wall's part: dropped with a known size; without one, the
-		// typical size may be clutter's (a keyboard's keys) and the dice
-		// the larger regions, so up to three times it is kept.
+		// wall's part: dropped with a known size (up to largeMax kept
+		// when the dice's pip spread is known, see largeRead); without
+		// one, the typical size may be clutter's (a keyboard's keys) and
+		// the dice the larger regions, so up to three times it is kept.
 		big := c.sizeRatio > 1.6 && len(c.cells) == 0 && !(c.guess && c.sizeRatio <= guessMax)
+		if big && sFull > 0 && r.opts.PipSpread > 0 && c.sizeRatio <= largeMax && !largeOff {
+			c.large = true
+			out = append(out, c)
+			continue
+		}
 		if big && (sFull > 0 || c.sizeRatio > 3) {
 			continue
 		}
