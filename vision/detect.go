@@ -41,7 +41,8 @@ type candidate struct {
 	// large: found with a known die size and pip spread, 1.6 to
 	// largeMax expected edges and with no die-sized cells (a die on
 	// another with both their shadows, or a die's long shadow); kept
-	// only when its pips measure a die's face (see Reader.largeRead).
+	// only when its pips measure a die's face (see Reader.largeRead),
+	// and then as size evidence only, unread (largeEvidence).
 	large bool
 	// cells: for a part of a cluster too large for one die (kept weak),
 	// the die-sized cells the region covers (see Reader.ReadRegion).
@@ -536,6 +537,9 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			}
 		}
 		c.cells = cells
+		if detTrace != nil {
+			detTrace(c.box().Add(off), c.sizeRatio, len(c.cells), c.guess)
+		}
 		if c.sizeRatio < 0.6 || c.edge < 8 {
 			continue
 		}
@@ -559,6 +563,12 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	}
 	return out, nil
 }
+
+// detTrace, when set (tests), sees each of detect's regions with a size
+// (its box in the picture, its size over the expected edge, its die-sized
+// cells, whether it is a guess) before the size decides whether it is
+// kept.
+var detTrace func(box image.Rectangle, sizeRatio float64, cells int, guess bool)
 
 // stripRuns clears (to label 0) the pixels of component id, inside bb,
 // that belong to a wall: a horizontal or vertical run of the component at
