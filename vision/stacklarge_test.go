@@ -12,9 +12,10 @@ import (
 
 // TestLargeRead checks largeRead's choices on detections built by hand:
 // with an expected edge of 40 and a pip spread of 0.27, a layout of two
-// pips or more measuring the face at 0.9 to 1.3 of the edge is kept
-// (a die on the table, a die on another), a smaller or larger one, a 1
-// (no reach) and an unread die are not.
+// pips or more measuring the face at 1.12 (the stacked cut) to 1.3 of
+// the edge is kept (a die on another), a smaller one (a die on the
+// table, whose region took in a shadow or a neighbour) or a larger one,
+// a 1 (no reach) and an unread die are not.
 func TestLargeRead(t *testing.T) {
 	r := NewReader(ReaderOptions{DiePx: 40, PipSpread: 0.27})
 	defer r.Close()
@@ -23,9 +24,10 @@ func TestLargeRead(t *testing.T) {
 		d    Detection
 		want bool
 	}{
-		{Detection{Value: 4, latReach: reach(1.0)}, true},
+		{Detection{Value: 4, latReach: reach(1.0)}, false}, // on the table
 		{Detection{Value: 5, latReach: reach(1.18)}, true},
-		{Detection{Value: 2, latReach: reach(0.92)}, true},
+		{Detection{Value: 2, latReach: reach(1.13)}, true},
+		{Detection{Value: 6, latReach: reach(1.1)}, false},
 		{Detection{Value: 2, latReach: reach(0.81)}, false}, // a 4's two pips read as a 2
 		{Detection{Value: 2, latReach: reach(1.45)}, false}, // a cocked die's spots
 		{Detection{Value: 1, EdgePx: 46}, false},
