@@ -38,6 +38,12 @@ type candidate struct {
 	// image's typical die; weak, and read only when no die of the
 	// typical size reads (see Reader.ReadRegion).
 	over bool
+	// large: found with a known die size and pip spread, 1.6 to
+	// largeMax expected edges and with no die-sized cells (a die on
+	// another with both their shadows, or a die's long shadow); kept
+	// only when its pips measure a die's face (see Reader.largeRead),
+	// and then as size evidence only, unread (largeEvidence).
+	large bool
 	// cells: for a part of a cluster too large for one die (kept weak),
 	// the die-sized cells the region covers (see Reader.ReadRegion).
 	cells []candidate
@@ -531,14 +537,23 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 			}
 		}
 		c.cells = cells
+		if detTrace != nil {
+			detTrace(c.box().Add(off), c.sizeRatio, len(c.cells), c.guess)
+		}
 		if c.sizeRatio < 0.6 || c.edge < 8 {
 			continue
 		}
 		// Far larger than one die, with no die-sized cells and not a
-		// wall's part: dropped with a known size; without one, the
-		// typical size may be clutter's (a keyboard's keys) and the dice
-		// the larger regions, so up to three times it is kept.
+		// wall's part: dropped with a known size (up to largeMax kept
+		// when the dice's pip spread is known, see largeRead); without
+		// one, the typical size may be clutter's (a keyboard's keys) and
+		// the dice the larger regions, so up to three times it is kept.
 		big := c.sizeRatio > 1.6 && len(c.cells) == 0 && !(c.guess && c.sizeRatio <= guessMax)
+		if big && sFull > 0 && r.opts.PipSpread > 0 && c.sizeRatio <= largeMax && !largeOff {
+			c.large = true
+			out = append(out, c)
+			continue
+		}
 		if big && (sFull > 0 || c.sizeRatio > 3) {
 			continue
 		}
@@ -548,6 +563,12 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	}
 	return out, nil
 }
+
+// detTrace, when set (tests), sees each of detect's regions with a size
+// (its box in the picture, its size over the expected edge, its die-sized
+// cells, whether it is a guess) before the size decides whether it is
+// kept.
+var detTrace func(box image.Rectangle, sizeRatio float64, cells int, guess bool)
 
 // stripRuns clears (to label 0) the pixels of component id, inside bb,
 // that belong to a wall: a horizontal or vertical run of the component at
