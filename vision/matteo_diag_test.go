@@ -17,7 +17,9 @@ import (
 // (IoU >= 0.3 with a detection's box or pip box), with the detection that
 // overlaps it most, as lines to DICEWATCH_MISS_DIAG, and sums them by
 // group: "none" (no detection overlaps the label), "unread" (the
-// overlapping detection has no value), "read" (it has one). With
+// overlapping detection has no value), "read" (it has one), and by class
+// (missClass): a box of no die-sized thing can reach the label's when it
+// is a lone 1's loose box. With
 // DICEWATCH_MISS_CROPS (a directory) it writes one crop per miss there.
 // It is a tuning tool: skipped without DICEWATCH_MISS_DIAG.
 func TestMissDiag(t *testing.T) {
@@ -34,7 +36,7 @@ func TestMissDiag(t *testing.T) {
 	ps := loadPhotoSet(t, "matteo_webcam")
 	r := NewReader(ReaderOptions{})
 	defer r.Close()
-	groups := map[string]int{}
+	groups, classes := map[string]int{}, map[string]int{}
 	for _, name := range ps.images {
 		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
 		if img.Empty() {
@@ -71,7 +73,9 @@ func TestMissDiag(t *testing.T) {
 				line += fmt.Sprintf("\tdet=%v pip=%v v=%d conf=%.2f edge=%.1f flat=%.2f sr=%.2f iou=%.2f", d.Box, d.PipBox, d.Value, d.Confidence, d.EdgePx, d.Flatness, d.SizeRatio, bv)
 			}
 			groups[group]++
-			fmt.Fprintf(f, "%s\t%s\n", group, line)
+			class := missClass(g, dets)
+			classes[class]++
+			fmt.Fprintf(f, "%s\t%s\t%s\n", group, class, line)
 			if crops != "" {
 				gb := image.Rect(int(g.box[0]), int(g.box[1]), int(g.box[2]), int(g.box[3]))
 				cr := gb.Inset(-40).Intersect(image.Rect(0, 0, img.Cols(), img.Rows()))
@@ -105,4 +109,50 @@ func TestMissDiag(t *testing.T) {
 	for _, k := range ks {
 		t.Logf("%s: %d", k, groups[k])
 	}
+	ks = ks[:0]
+	for k := range classes {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	for _, k := range ks {
+		t.Logf("class %s: %d", k, classes[k])
+	}
+}
+
+// missClass sorts an unmatched label: "a:none" (no detection overlaps
+// it), "a:off" (detections overlap it, none holds its centre), "d:split"
+// (two or more detections hold its centre: one die found in parts),
+// "c:loose1" (a lone 1 in one detection whose pip box is the pip, yet the
+// label is so much larger than the pip and so much smaller than the
+// detection's box that neither box could reach IoU 0.3 with it, however
+// placed: IoU is at most the smaller area over the larger), else
+// "e:other" (a box off the die's top face, a pip box of too few pips).
+func missClass(g gtDie, dets []Detection) string {
+	cx, cy := (g.box[0]+g.box[2])/2, (g.box[1]+g.box[3])/2
+	var in []Detection
+	near := false
+	for _, d := range dets {
+		if math.Max(iou(g.box, d.Box), iou(g.box, d.PipBox)) > 0 {
+			near = true
+		}
+		if cx >= float64(d.Box.Min.X) && cx <= float64(d.Box.Max.X) && cy >= float64(d.Box.Min.Y) && cy <= float64(d.Box.Max.Y) {
+			in = append(in, d)
+		}
+	}
+	switch {
+	case len(in) == 0 && !near:
+		return "a:none"
+	case len(in) == 0:
+		return "a:off"
+	case len(in) > 1:
+		return "d:split"
+	}
+	d := in[0]
+	area := (g.box[2] - g.box[0]) * (g.box[3] - g.box[1])
+	pa := float64(d.PipBox.Dx() * d.PipBox.Dy())
+	ba := float64(d.Box.Dx() * d.Box.Dy())
+	if g.value == 1 && d.Value <= 1 && pa > 0 && pa < 0.3*area && area < 0.3*ba {
+		return "c:loose1"
+	}
+	return "e:other"
 }

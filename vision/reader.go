@@ -484,6 +484,12 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 			if d.Confidence > secondLookMaxConf {
 				o := &out[i]
 				o.Value, o.Confidence = d.Value, secondLookMaxConf
+				// Its pips are the ones this look counted (the unread
+				// read's pip box may bound other marks, or none).
+				o.PipBox = d.PipBox
+				if restGiveTrace != nil {
+					restGiveTrace(o, d.PipBox)
+				}
 				// The frame's pip check sees the value's layout.
 				rec := r.checked[[2]float64{d.CX, d.CY}]
 				rec.weak = false
@@ -1005,3 +1011,7 @@ func largeEvidence(d Detection) Detection {
 	d.Value, d.Confidence = 0, 0
 	return d
 }
+
+// restGiveTrace, when set, sees each unread detection the rest pass gives
+// a value, with the pip box of the look that read it (for tests).
+var restGiveTrace func(d *Detection, pips image.Rectangle)
