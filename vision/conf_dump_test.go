@@ -2,7 +2,6 @@ package vision
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,15 +14,7 @@ import (
 // to DICEWATCH_PHOTO_GIVEN (a file): the photos' side of given.tsv (see
 // TestStillWrongDump), for rules on confidence. Skipped without it.
 func TestPhotoGivenDump(t *testing.T) {
-	path := os.Getenv("DICEWATCH_PHOTO_GIVEN")
-	if path == "" {
-		t.Skip("DICEWATCH_PHOTO_GIVEN not set")
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := diagFile(t, "DICEWATCH_PHOTO_GIVEN")
 	type key struct{ x, y float64 }
 	type trace struct {
 		fv     faceValue

@@ -21,15 +21,7 @@ import (
 // Lines go to DICEWATCH_FACERECT_DIAG (tab-separated), sums by group to
 // the log. A tuning tool: skipped without DICEWATCH_FACERECT_DIAG.
 func TestFaceRectDiag(t *testing.T) {
-	path := os.Getenv("DICEWATCH_FACERECT_DIAG")
-	if path == "" {
-		t.Skip("DICEWATCH_FACERECT_DIAG not set")
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := diagFile(t, "DICEWATCH_FACERECT_DIAG")
 	type key struct{ x, y float64 }
 	type trace struct {
 		fv     faceValue

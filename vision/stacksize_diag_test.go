@@ -3,7 +3,6 @@ package vision
 import (
 	"bufio"
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/dicewatch/dicewatch/vision/scene"
@@ -21,16 +20,8 @@ import (
 // centre, value, true value, pip reach (latReach), EdgePx, SizeRatio, and the footprint's ratio
 // the detection had before the size evidence (0 when not traced).
 func TestStackSizeDiag(t *testing.T) {
-	path := os.Getenv("DICEWATCH_STACKSIZE_DIAG")
-	if path == "" {
-		t.Skip("DICEWATCH_STACKSIZE_DIAG not set")
-	}
+	f := diagFile(t, "DICEWATCH_STACKSIZE_DIAG")
 	n := stillCount(t, 600)
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	w := bufio.NewWriter(f)
 	defer w.Flush()
 	fp := map[[2]float64]float64{}
@@ -74,5 +65,5 @@ func TestStackSizeDiag(t *testing.T) {
 		}
 		img.Close()
 	}
-	t.Logf("wrote %s", path)
+	t.Logf("wrote %s", f.Name())
 }
