@@ -15,14 +15,9 @@ import (
 // TestStillWrongDump), for rules on confidence. Skipped without it.
 func TestPhotoGivenDump(t *testing.T) {
 	f := diagFile(t, "DICEWATCH_PHOTO_GIVEN")
-	type key struct{ x, y float64 }
-	type trace struct {
-		fv     faceValue
-		shrunk bool
-	}
-	seen := map[key]trace{}
-	readTrace = func(d *Detection, fv faceValue, shrunk bool) { seen[key{d.CX, d.CY}] = trace{fv, shrunk} }
-	defer func() { readTrace = nil }()
+	type key = [2]float64 // a detection's centre
+	seen, untrace := traceReads()
+	defer untrace()
 	checks := map[key]checkInfo{}
 	checkTrace = func(d *Detection, ci checkInfo) {
 		if !strings.Contains(ci.reason, "frame") {

@@ -22,14 +22,9 @@ import (
 // the log. A tuning tool: skipped without DICEWATCH_FACERECT_DIAG.
 func TestFaceRectDiag(t *testing.T) {
 	f := diagFile(t, "DICEWATCH_FACERECT_DIAG")
-	type key struct{ x, y float64 }
-	type trace struct {
-		fv     faceValue
-		shrunk bool
-	}
-	seen := map[key]trace{}
-	readTrace = func(d *Detection, fv faceValue, shrunk bool) { seen[key{d.CX, d.CY}] = trace{fv, shrunk} }
-	defer func() { readTrace = nil }()
+	type key = [2]float64 // a detection's centre
+	seen, untrace := traceReads()
+	defer untrace()
 	fmt.Fprintln(f, "image\tidx\ttruth\tread\tconf\tgroup\tsize\tsides\toff\tangle\tfaceEdge\tgtEdge\tshrunk\tfinal\tgtReads\tturnReads\tbestGT\theld")
 	ps := loadPhotoSet(t, "byler_d6")
 	r := NewReader(ReaderOptions{})

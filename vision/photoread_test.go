@@ -59,3 +59,19 @@ func diagFile(t *testing.T, env string) *os.File {
 	t.Cleanup(func() { f.Close() })
 	return f
 }
+
+// readTraced is what a read traced (readTrace) of a detection: the face
+// value the first look settled on and whether its face was shrunk.
+type readTraced struct {
+	fv     faceValue
+	shrunk bool
+}
+
+// traceReads points readTrace at a map, returned, of what each read
+// traced, keyed by the detection's centre; the func returned unsets
+// readTrace.
+func traceReads() (map[[2]float64]readTraced, func()) {
+	seen := map[[2]float64]readTraced{}
+	readTrace = func(d *Detection, fv faceValue, shrunk bool) { seen[[2]float64{d.CX, d.CY}] = readTraced{fv, shrunk} }
+	return seen, func() { readTrace = nil }
+}
