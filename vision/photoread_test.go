@@ -43,6 +43,23 @@ func readPhotos(t testing.TB, ps photoSet, r *Reader, before func(name string), 
 	}
 }
 
+// readPhoto reads one image of ps with r as it stands (its own net) and
+// returns what Read found; an image that cannot be read, or an error
+// from Read, is fatal.
+func readPhoto(t testing.TB, r *Reader, ps photoSet, name string) []Detection {
+	t.Helper()
+	img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
+	defer img.Close()
+	if img.Empty() {
+		t.Fatalf("%s/%s: cannot read", ps.name, name)
+	}
+	dets, err := r.Read(img)
+	if err != nil {
+		t.Fatalf("%s/%s: %v", ps.name, name, err)
+	}
+	return dets
+}
+
 // diagFile creates the file the environment variable env names, for a
 // diagnosis test's lines, closed when the test ends; with env unset the
 // test is skipped.
