@@ -259,24 +259,7 @@ func evalPhotoSet(t testing.TB, ps photoSet, r *Reader, pipBoxes bool) tally {
 	debug := os.Getenv("DICEWATCH_DEBUG_DIR")
 	var tl tally
 	sl := openSureLog(t)
-	netOf := heldOutNets(t, ps.name, r)
-	defer func(n *faceNet) { r.net = n }(r.net)
-	for _, name := range ps.images {
-		if netOf != nil {
-			// The shipped face net learnt from every image of this
-			// set: each is read with the fold net that never saw it.
-			r.net = netOf[name]
-		}
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-		if img.Empty() {
-			img.Close()
-			t.Fatalf("%s/%s: cannot read", ps.name, name)
-		}
-		dets, err := r.Read(img)
-		if err != nil {
-			img.Close()
-			t.Fatalf("%s/%s: %v", ps.name, name, err)
-		}
+	readPhotos(t, ps, r, nil, func(_ int, name string, img gocv.Mat, dets []Detection) {
 		truth := ps.dice[name]
 		pairs := matchBoxes(truth, dets, pipBoxes)
 		tl.images++
@@ -304,8 +287,7 @@ func evalPhotoSet(t testing.TB, ps photoSet, r *Reader, pipBoxes bool) tally {
 		if debug != "" {
 			writeDebug(debug, ps.name+"_"+name, img, truth, dets, pairs)
 		}
-		img.Close()
-	}
+	})
 	return tl
 }
 

@@ -24,16 +24,8 @@ import (
 // there (green: label; red: detections; grey: candidates). It is a
 // tuning tool: skipped without DICEWATCH_BYLER_DIAG.
 func TestBylerMissDiag(t *testing.T) {
-	path := os.Getenv("DICEWATCH_BYLER_DIAG")
-	if path == "" {
-		t.Skip("DICEWATCH_BYLER_DIAG not set")
-	}
+	f := diagFile(t, "DICEWATCH_BYLER_DIAG")
 	crops := os.Getenv("DICEWATCH_MISS_CROPS")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	ps := loadPhotoSet(t, "byler_d6")
 	r := NewReader(ReaderOptions{})
 	defer r.Close()

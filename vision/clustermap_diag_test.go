@@ -3,7 +3,6 @@ package vision
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"testing"
 
@@ -20,39 +19,18 @@ import (
 // a tuning tool: skipped without DICEWATCH_CLUSTER_DIAG (a file to which
 // it writes one line per die).
 func TestClusterMapDiag(t *testing.T) {
-	path := os.Getenv("DICEWATCH_CLUSTER_DIAG")
-	if path == "" {
-		t.Skip("DICEWATCH_CLUSTER_DIAG not set")
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := diagFile(t, "DICEWATCH_CLUSTER_DIAG")
 	fmt.Fprintln(f, "image\tidx\ttruth\tread\tbody\tmap\tconf\trects")
 	defer func(on bool) { clusterLook = on }(clusterLook)
 	clusterLook = false
 	ps := loadPhotoSet(t, "byler_d6")
 	r := NewReader(ReaderOptions{})
 	defer r.Close()
-	netOf := heldOutNets(t, ps.name, r)
-	defer func(n *faceNet) { r.net = n }(r.net)
 	type key struct{ status, body string }
 	type cnt struct{ right, wrong, none, n int }
 	table := map[key]*cnt{}
 	byVal := map[int]*cnt{}
-	for _, name := range ps.images {
-		if netOf != nil {
-			r.net = netOf[name]
-		}
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-		if img.Empty() {
-			t.Fatalf("%s: cannot read", name)
-		}
-		dets, err := r.Read(img)
-		if err != nil {
-			t.Fatal(err)
-		}
+	readPhotos(t, ps, r, nil, func(_ int, name string, img gocv.Mat, dets []Detection) {
 		truth := ps.dice[name]
 		status := map[int]int{} // truth index -> value read
 		for _, p := range matchBoxes(truth, dets, false) {
@@ -121,8 +99,7 @@ func TestClusterMapDiag(t *testing.T) {
 			}
 			fmt.Fprintf(f, "%s\t%d\t%d\t%d\t%s\t%d\t%.2f\t%s\n", name, p[0], g.value, read, in.body, got, conf, note)
 		}
-		img.Close()
-	}
+	})
 	var ks []key
 	for k := range table {
 		ks = append(ks, k)

@@ -126,15 +126,7 @@ func TestClusterLookMatteo(t *testing.T) {
 	r := NewReader(ReaderOptions{})
 	defer r.Close()
 	const name = "four_50.jpg"
-	img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-	if img.Empty() {
-		t.Fatalf("%s: cannot read", name)
-	}
-	defer img.Close()
-	dets, err := r.Read(img)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dets := readPhoto(t, r, ps, name)
 	truth := ps.dice[name]
 	pairs := matchBoxes(truth, dets, true)
 	if len(pairs) == 0 {

@@ -58,15 +58,7 @@ func TestCockNetExport(t *testing.T) {
 		}
 		return 0
 	}
-	path := os.Getenv("DICEWATCH_COCK_EXPORT")
-	if path == "" {
-		t.Skip("DICEWATCH_COCK_EXPORT not set")
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := diagFile(t, "DICEWATCH_COCK_EXPORT")
 	w := bufio.NewWriter(f)
 	defer w.Flush()
 	put := func(seen map[[2]float64]cockSeen, d Detection, meta [cockMeta]float32) {

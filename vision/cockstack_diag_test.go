@@ -27,16 +27,8 @@ import (
 // width and height and its pip count, and whether the detection is the
 // one of the die under it.
 func TestCockStackDiag(t *testing.T) {
-	path := os.Getenv("DICEWATCH_COCKSTACK_DIAG")
-	if path == "" {
-		t.Skip("DICEWATCH_COCKSTACK_DIAG not set")
-	}
+	f := diagFile(t, "DICEWATCH_COCKSTACK_DIAG")
 	n := stillCount(t, 600)
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	w := bufio.NewWriter(f)
 	defer w.Flush()
 	type tr struct{ fw, fh, blobs, ls, lmaj, lmin, lang, ox, oy, lv float64 }
@@ -90,7 +82,7 @@ func TestCockStackDiag(t *testing.T) {
 				d.Box.Dx(), d.Box.Dy(), d.EdgePx, d.SizeRatio, d.Flatness, d.Flat, d.Value, g.Value, tc.fw, tc.fh, tc.blobs, tc.ls, tc.lmaj, tc.lmin, tc.lang, tc.ox, tc.oy, tc.lv)
 		}
 	}
-	t.Logf("wrote %s", path)
+	t.Logf("wrote %s", f.Name())
 }
 
 // stillEdgeAt returns the edge in pixels of a flat die at an image point

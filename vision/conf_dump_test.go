@@ -2,7 +2,6 @@ package vision
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,23 +14,10 @@ import (
 // to DICEWATCH_PHOTO_GIVEN (a file): the photos' side of given.tsv (see
 // TestStillWrongDump), for rules on confidence. Skipped without it.
 func TestPhotoGivenDump(t *testing.T) {
-	path := os.Getenv("DICEWATCH_PHOTO_GIVEN")
-	if path == "" {
-		t.Skip("DICEWATCH_PHOTO_GIVEN not set")
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	type key struct{ x, y float64 }
-	type trace struct {
-		fv     faceValue
-		shrunk bool
-	}
-	seen := map[key]trace{}
-	readTrace = func(d *Detection, fv faceValue, shrunk bool) { seen[key{d.CX, d.CY}] = trace{fv, shrunk} }
-	defer func() { readTrace = nil }()
+	f := diagFile(t, "DICEWATCH_PHOTO_GIVEN")
+	type key = [2]float64 // a detection's centre
+	seen, untrace := traceReads()
+	defer untrace()
 	checks := map[key]checkInfo{}
 	checkTrace = func(d *Detection, ci checkInfo) {
 		if !strings.Contains(ci.reason, "frame") {

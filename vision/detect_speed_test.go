@@ -44,16 +44,7 @@ func TestDiffMaskMatchesDivision(t *testing.T) {
 	for i := 3 * grey; i < 3*n; i++ {
 		fpix[i], bpix[i] = uint8(rng.IntN(256)), uint8(rng.IntN(256))
 	}
-	// The Go loop, and the AVX2 kernel where the CPU has it.
-	defer func(v bool) { useSIMD = v }(useSIMD)
-	for _, simd := range []bool{false, true} {
-		if simd && !hasAVX2 {
-			t.Log("no AVX2: only the Go loop checked")
-			continue
-		}
-		useSIMD = simd
-		diffMaskMatches(t, fpix, bpix, n)
-	}
+	withKernels(t, func() { diffMaskMatches(t, fpix, bpix, n) })
 }
 
 func diffMaskMatches(t *testing.T, fpix, bpix []uint8, n int) {
@@ -207,16 +198,7 @@ func TestAddOutlinedMatchesLabels(t *testing.T) {
 // pixDiff at each even pixel with one histogram, and one histogram of
 // the brightness edges. Odd sizes check the ends of rows.
 func TestSampledKernelsExact(t *testing.T) {
-	// The Go loops, and the AVX2 kernels where the CPU has them.
-	defer func(v bool) { useSIMD = v }(useSIMD)
-	for _, simd := range []bool{false, true} {
-		if simd && !hasAVX2 {
-			t.Log("no AVX2: only the Go loops checked")
-			continue
-		}
-		useSIMD = simd
-		sampledKernelsExact(t)
-	}
+	withKernels(t, func() { sampledKernelsExact(t) })
 }
 
 func sampledKernelsExact(t *testing.T) {

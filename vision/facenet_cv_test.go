@@ -38,13 +38,8 @@ type netDie struct {
 // netCollect reads one frame and appends its matched dice.
 func netCollect(out []netDie, r *Reader, img gocv.Mat, match func([]Detection) [][2]int, truth func(i int) (int, string),
 	base netDie, jitter int, rng *rand.Rand, ns *netScratch) ([]netDie, error) {
-	type rec struct {
-		fv     faceValue
-		shrunk bool
-	}
-	seen := map[[2]float64]rec{}
-	readTrace = func(d *Detection, fv faceValue, shrunk bool) { seen[[2]float64{d.CX, d.CY}] = rec{fv, shrunk} }
-	defer func() { readTrace = nil }()
+	seen, untrace := traceReads()
+	defer untrace()
 	dets, err := r.Read(img)
 	if err != nil {
 		return out, err

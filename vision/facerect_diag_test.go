@@ -21,23 +21,10 @@ import (
 // Lines go to DICEWATCH_FACERECT_DIAG (tab-separated), sums by group to
 // the log. A tuning tool: skipped without DICEWATCH_FACERECT_DIAG.
 func TestFaceRectDiag(t *testing.T) {
-	path := os.Getenv("DICEWATCH_FACERECT_DIAG")
-	if path == "" {
-		t.Skip("DICEWATCH_FACERECT_DIAG not set")
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	type key struct{ x, y float64 }
-	type trace struct {
-		fv     faceValue
-		shrunk bool
-	}
-	seen := map[key]trace{}
-	readTrace = func(d *Detection, fv faceValue, shrunk bool) { seen[key{d.CX, d.CY}] = trace{fv, shrunk} }
-	defer func() { readTrace = nil }()
+	f := diagFile(t, "DICEWATCH_FACERECT_DIAG")
+	type key = [2]float64 // a detection's centre
+	seen, untrace := traceReads()
+	defer untrace()
 	fmt.Fprintln(f, "image\tidx\ttruth\tread\tconf\tgroup\tsize\tsides\toff\tangle\tfaceEdge\tgtEdge\tshrunk\tfinal\tgtReads\tturnReads\tbestGT\theld")
 	ps := loadPhotoSet(t, "byler_d6")
 	r := NewReader(ReaderOptions{})

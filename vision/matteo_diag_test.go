@@ -23,16 +23,8 @@ import (
 // DICEWATCH_MISS_CROPS (a directory) it writes one crop per miss there.
 // It is a tuning tool: skipped without DICEWATCH_MISS_DIAG.
 func TestMissDiag(t *testing.T) {
-	path := os.Getenv("DICEWATCH_MISS_DIAG")
-	if path == "" {
-		t.Skip("DICEWATCH_MISS_DIAG not set")
-	}
+	f := diagFile(t, "DICEWATCH_MISS_DIAG")
 	crops := os.Getenv("DICEWATCH_MISS_CROPS")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	ps := loadPhotoSet(t, "matteo_webcam")
 	r := NewReader(ReaderOptions{})
 	defer r.Close()

@@ -74,16 +74,7 @@ func TestNetSmallDiag(t *testing.T) {
 		ps := loadPhotoSet(t, "byler_d6")
 		r := NewReader(ReaderOptions{})
 		defer r.Close()
-		netOf := heldOutNets(t, ps.name, r)
-		for _, name := range ps.images {
-			r.net = netOf[name]
-			img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-			clear(notes)
-			dets, err := r.Read(img)
-			img.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+		readPhotos(t, ps, r, func(string) { clear(notes) }, func(_ int, name string, _ gocv.Mat, dets []Detection) {
 			matched := map[int]int{}
 			truth := ps.dice[name]
 			for _, p := range matchBoxes(truth, dets, false) {
@@ -95,7 +86,7 @@ func TestNetSmallDiag(t *testing.T) {
 					t.Logf("%s at %.0f,%.0f truth %d (matched %v) read %d: %s", name, d.CX, d.CY, g, m, d.Value, n)
 				}
 			}
-		}
+		})
 		return
 	}
 	visit := func(seed int64, mode string, _ gocv.Mat, tr scene.StillTruth, dets []Detection) {

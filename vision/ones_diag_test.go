@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image"
 	"os"
-	"path/filepath"
 	"sort"
 	"testing"
 
@@ -19,15 +18,7 @@ import (
 // to DICEWATCH_ONES_DIAG (tab-separated), sums to the log. A tuning tool:
 // skipped without DICEWATCH_ONES_DIAG.
 func TestOnesDiag(t *testing.T) {
-	path := os.Getenv("DICEWATCH_ONES_DIAG")
-	if path == "" {
-		t.Skip("DICEWATCH_ONES_DIAG not set")
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := diagFile(t, "DICEWATCH_ONES_DIAG")
 	type rec struct {
 		fv     faceValue
 		shrunk bool
@@ -87,26 +78,14 @@ func TestOnesDiag(t *testing.T) {
 	ps := loadPhotoSet(t, "byler_d6")
 	r := NewReader(ReaderOptions{})
 	defer r.Close()
-	netOf := heldOutNets(t, ps.name, r)
-	defer func(n *faceNet) { r.net = n }(r.net)
 	counts := map[string]int{}
 	fmt.Fprintln(f, "image\tidx\ttruth\tread\tconf\treason\tfinal\tlooks\tnet")
-	for _, name := range ps.images {
-		if netOf != nil {
-			r.net = netOf[name] // the fold net that never saw it
-		}
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-		if img.Empty() {
-			t.Fatalf("%s: cannot read", name)
-		}
+	before := func(name string) {
 		recs = map[[2]float64]rec{}
 		clear(nets)
 		curName = name
-		dets, err := r.Read(img)
-		img.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+	}
+	readPhotos(t, ps, r, before, func(_ int, name string, _ gocv.Mat, dets []Detection) {
 		truth := ps.dice[name]
 		for _, p := range matchBoxes(truth, dets, false) {
 			g, d := truth[p[0]], dets[p[1]]
@@ -166,7 +145,7 @@ func TestOnesDiag(t *testing.T) {
 			fmt.Fprintf(f, "%s\t%d\t%d\t%d\t%.2f\t%s\tv%d/c%.2f/b%d/lv%d/tv%d/ls%.2f/n%.2f/j%v/sq%v/sh%v/e%.2f/edge%.1f/sil%.1f\t%s\t%s\n",
 				name, p[0], g.value, d.Value, d.Confidence, reason, fv.value, fv.conf, fv.blobs, fv.lv, fv.tmpl, fv.lscore, fv.nccScore, fv.junk, fv.sq, rc.shrunk, fv.empty, fv.c.edge, fv.silEdge, later+" | "+rc.small+" | give: "+giveWhy(gives, d), nets[[2]float64{d.CX, d.CY}])
 		}
-	}
+	})
 	var ks []string
 	for k := range counts {
 		ks = append(ks, k)

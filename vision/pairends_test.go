@@ -2,10 +2,7 @@ package vision
 
 import (
 	"math"
-	"path/filepath"
 	"testing"
-
-	"gocv.io/x/gocv"
 )
 
 // TestPairEnds: a region twice the typical die long gives one die-sized
@@ -62,15 +59,7 @@ func TestOverRegionEnds(t *testing.T) {
 	const name, label = "IMG_20191208_112926.jpg", 1
 	r := NewReader(ReaderOptions{})
 	defer r.Close()
-	img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-	if img.Empty() {
-		t.Fatalf("%s: cannot read", name)
-	}
-	dets, err := r.Read(img)
-	img.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dets := readPhoto(t, r, ps, name)
 	truth := ps.dice[name]
 	for _, p := range match(truth, dets) {
 		if p[0] != label {

@@ -22,20 +22,12 @@ import (
 // (matched to no die: a phantom), the look that gave it and the measures
 // of its first read, so that phantoms can be told from dice.
 func TestPhantomDiag(t *testing.T) {
-	path := os.Getenv("DICEWATCH_PHANTOM_DIAG")
-	if path == "" {
-		t.Skip("DICEWATCH_PHANTOM_DIAG not set")
-	}
+	f := diagFile(t, "DICEWATCH_PHANTOM_DIAG")
 	n := stillCount(t, 200)
 	first := stillFirst(t)
 	// The values as they were before the enclosure rule, unless asked.
 	enclosureOff = os.Getenv("DICEWATCH_PHANTOM_RULE") == ""
 	defer func() { enclosureOff = false }()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	fmt.Fprintln(f, "mode\tseed\tphantom\ttrue\tvalue\tconf\tflat\tlooks\tblobs\ttmpl\tlv\tlscore\tncc\tjunk\tsq\tempty\tsilEdge\tedge\tnetV\tnetP\tnetRej\tringA\tringR\tringAS\tringRS\tenclosed\tenclosedPips\tnpips\topen\tnopen\tsoft\tbox")
 	type key [2]float64
 	var looks map[key][]string

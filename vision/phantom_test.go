@@ -119,13 +119,7 @@ func TestPipEnclosure(t *testing.T) {
 	fill(12, 12, 52, 52, light)
 	centres := [][2]float64{{21, 21}, {43, 21}, {21, 43}, {43, 43}}
 	for _, c := range centres {
-		for y := 0; y < n; y++ {
-			for x := 0; x < n; x++ {
-				if dx, dy := float64(x)+0.5-c[0], float64(y)+0.5-c[1]; dx*dx+dy*dy <= 16 {
-					fill(x, y, x+1, y+1, dark)
-				}
-			}
-		}
+		paintDisc(pix, n, c[0], c[1], 4, grey(dark))
 	}
 	fv := faceValue{value: 4, c: candidate{cx: 32, cy: 32, w: 40, h: 40, edge: 40}, pipRing: 4,
 		body: [3]float64{float64(light), float64(light), float64(light)}}
@@ -179,22 +173,8 @@ func TestPrintedOutline(t *testing.T) {
 	const n = 96
 	felt, light, shade := [3]byte{30, 90, 30}, [3]byte{225, 225, 225}, [3]byte{15, 40, 15}
 	pix := make([]byte, n*n*3)
-	fill := func(x0, y0, x1, y1 int, c [3]byte) {
-		for y := y0; y < y1; y++ {
-			for x := x0; x < x1; x++ {
-				copy(pix[(y*n+x)*3:], c[:])
-			}
-		}
-	}
-	disc := func(cx, cy, r float64, c [3]byte) {
-		for y := 0; y < n; y++ {
-			for x := 0; x < n; x++ {
-				if dx, dy := float64(x)+0.5-cx, float64(y)+0.5-cy; dx*dx+dy*dy <= r*r {
-					fill(x, y, x+1, y+1, c)
-				}
-			}
-		}
-	}
+	fill := func(x0, y0, x1, y1 int, c [3]byte) { paintRect(pix, n, x0, y0, x1, y1, c) }
+	disc := func(cx, cy, r float64, c [3]byte) { paintDisc(pix, n, cx, cy, r, c) }
 	fr := bgrImage{pix: pix, w: n, h: n}
 	centres := [][2]float64{{36, 36}, {60, 36}, {36, 60}, {60, 60}}
 	fv := faceValue{value: 4, c: candidate{cx: 48, cy: 48, w: 44, h: 44, edge: 44}, pipRing: 4}
@@ -253,15 +233,6 @@ func TestPipsOpen(t *testing.T) {
 	light, dark := byte(220), byte(40)
 	pix := make([]byte, n*n*3)
 	fill := func(x0, y0, x1, y1 int, v byte) { greyFill(pix, n, x0, y0, x1, y1, v) }
-	disc := func(cx, cy, r float64, v byte) {
-		for y := 0; y < n; y++ {
-			for x := 0; x < n; x++ {
-				if dx, dy := float64(x)+0.5-cx, float64(y)+0.5-cy; dx*dx+dy*dy <= r*r {
-					fill(x, y, x+1, y+1, v)
-				}
-			}
-		}
-	}
 	fr := bgrImage{pix: pix, w: n, h: n}
 	fv := faceValue{value: 4, c: candidate{cx: 32, cy: 32, w: 40, h: 40, edge: 40}, pipRing: 4,
 		body: [3]float64{float64(light), float64(light), float64(light)}}
@@ -270,20 +241,14 @@ func TestPipsOpen(t *testing.T) {
 	fill(0, 0, n, n, dark)
 	fill(12, 12, 52, 52, light)
 	for i, c := range [][2]float64{{21, 21}, {43, 21}, {21, 43}, {43, 43}} {
-		disc(c[0], c[1], 4, dark)
+		paintDisc(pix, n, c[0], c[1], 4, grey(dark))
 		fv.pips[i] = [3]float64{c[0], c[1], 4}
 	}
 	if o, k := pipsOpen(fr, fv); o != 0 || k != 4 {
 		t.Errorf("pips on a face: open %.2f of %d counted, want 0 of 4", o, k)
 	}
-	// A light cross (arms 14 px wide) on the dark ground, its corners
-	// taken for the pips.
-	fill(0, 0, n, n, dark)
-	fill(25, 0, 39, n, light)
-	fill(0, 25, n, 39, light)
-	for i, c := range [][2]float64{{18, 18}, {46, 18}, {18, 46}, {46, 46}} {
-		fv.pips[i] = [3]float64{c[0], c[1], 4}
-	}
+	// A light cross on the dark ground, its corners taken for the pips.
+	fr, fv = crossCorners()
 	if o, k := pipsOpen(fr, fv); o < maxOpen || k < minOpenCounted {
 		t.Errorf("corners past a cross: open %.2f of %d counted, want at least %.2f of %d", o, k, maxOpen, minOpenCounted)
 	}
@@ -342,13 +307,51 @@ func TestPipSoftness(t *testing.T) {
 // greyFill paints the rectangle x0..x1, y0..y1 of an n-pixel-wide BGR
 // frame grey v.
 func greyFill(pix []byte, n, x0, y0, x1, y1 int, v byte) {
+	paintRect(pix, n, x0, y0, x1, y1, grey(v))
+}
+
+// grey is the BGR colour of grey level v.
+func grey(v byte) [3]byte { return [3]byte{v, v, v} }
+
+// paintRect paints the rectangle x0..x1, y0..y1 of an n-pixel-wide BGR
+// frame colour c.
+func paintRect(pix []byte, n, x0, y0, x1, y1 int, c [3]byte) {
 	for y := y0; y < y1; y++ {
 		for x := x0; x < x1; x++ {
-			for ch := 0; ch < 3; ch++ {
-				pix[(y*n+x)*3+ch] = v
+			copy(pix[(y*n+x)*3:], c[:])
+		}
+	}
+}
+
+// paintDisc paints colour c on every pixel of an n by n BGR frame whose
+// centre lies within r of cx, cy.
+func paintDisc(pix []byte, n int, cx, cy, r float64, c [3]byte) {
+	for y := 0; y < n; y++ {
+		for x := 0; x < n; x++ {
+			if dx, dy := float64(x)+0.5-cx, float64(y)+0.5-cy; dx*dx+dy*dy <= r*r {
+				paintRect(pix, n, x, y, x+1, y+1, c)
 			}
 		}
 	}
+}
+
+// crossCorners draws a light cross, its arms 14 px wide, across a dark
+// frame 64 px square, and a 4 read on it 40 px wide whose pips are the
+// dark ground in the cross's four corners: a print's cross as the reader
+// took it for a die.
+func crossCorners() (bgrImage, faceValue) {
+	const n = 64
+	light, dark := byte(220), byte(40)
+	pix := make([]byte, n*n*3)
+	greyFill(pix, n, 0, 0, n, n, dark)
+	greyFill(pix, n, 25, 0, 39, n, light)
+	greyFill(pix, n, 0, 25, n, 39, light)
+	fv := faceValue{value: 4, c: candidate{cx: 32, cy: 32, w: 40, h: 40, edge: 40}, pipRing: 4,
+		body: [3]float64{float64(light), float64(light), float64(light)}}
+	for i, c := range [][2]float64{{18, 18}, {46, 18}, {18, 46}, {46, 46}} {
+		fv.pips[i] = [3]float64{c[0], c[1], 4}
+	}
+	return bgrImage{pix: pix, w: n, h: n}, fv
 }
 
 // TestGiveLaterKeepsChecked: a later look's value (giveLater) is checked
@@ -358,19 +361,8 @@ func greyFill(pix []byte, n, x0, y0, x1, y1 int, v byte) {
 // (pipsOpen), so openLook must withhold it; before keepChecked the
 // measure stayed on the copy and the 4 was kept.
 func TestGiveLaterKeepsChecked(t *testing.T) {
-	const n = 64
-	light, dark := byte(220), byte(40)
-	pix := make([]byte, n*n*3)
-	fill := func(x0, y0, x1, y1 int, v byte) { greyFill(pix, n, x0, y0, x1, y1, v) }
-	fill(0, 0, n, n, dark)
-	fill(25, 0, 39, n, light)
-	fill(0, 25, n, 39, light)
-	fr := bgrImage{pix: pix, w: n, h: n}
-	fv := faceValue{value: 4, conf: 0.9, c: candidate{cx: 32, cy: 32, w: 40, h: 40, edge: 40}, pipRing: 4,
-		body: [3]float64{float64(light), float64(light), float64(light)}}
-	for i, c := range [][2]float64{{18, 18}, {46, 18}, {18, 46}, {46, 46}} {
-		fv.pips[i] = [3]float64{c[0], c[1], 4}
-	}
+	fr, fv := crossCorners()
+	fv.conf = 0.9
 	r := NewReader(ReaderOptions{})
 	defer r.Close()
 	r.checked = map[[2]float64]checkRec{}
@@ -379,7 +371,7 @@ func TestGiveLaterKeepsChecked(t *testing.T) {
 	enclosureOff = true
 	defer func() { enclosureOff = false }()
 	dets := []Detection{{CX: 32, CY: 32, Flat: true}}
-	if !r.giveLater(fr, &dets[0], fv, image.Rect(0, 0, n, n)) {
+	if !r.giveLater(fr, &dets[0], fv, image.Rect(0, 0, fr.w, fr.h)) {
 		t.Fatal("giveLater did not give the 4 (veto or check)")
 	}
 	if dets[0].open < maxOpen {

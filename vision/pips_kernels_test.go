@@ -125,16 +125,7 @@ func sameInner(t *testing.T, what string, got, want *[faceN * faceN]float64) {
 
 func TestPipKernelsExact(t *testing.T) {
 	templatesOnce.Do(buildTemplates)
-	// The Go loops, and the AVX2 kernels where the CPU has them.
-	defer func(v bool) { useSIMD = v }(useSIMD)
-	for _, simd := range []bool{false, true} {
-		if simd && !hasAVX2 {
-			t.Log("no AVX2: only the Go loops checked")
-			continue
-		}
-		useSIMD = simd
-		pipKernelsExact(t)
-	}
+	withKernels(t, func() { pipKernelsExact(t) })
 }
 
 func pipKernelsExact(t *testing.T) {

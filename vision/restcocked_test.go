@@ -1,11 +1,6 @@
 package vision
 
-import (
-	"math"
-	"path/filepath"
-	"strings"
-	"testing"
-)
+import "testing"
 
 // TestRestCockedPipsOffCentre reads cocked dice leaning on chips or a wall
 // (testdata/restcocked, cut from the 2,000-throw sessions of seeds 9 and
@@ -19,30 +14,24 @@ import (
 // 0.109 die edges or more off the outline's centre (flat dice measured
 // 0.072 at most): each must be called not flat.
 func TestRestCockedPipsOffCentre(t *testing.T) {
-	frs, _ := filepath.Glob(filepath.Join("testdata/restcocked", "*-fr.png"))
-	if len(frs) == 0 {
-		t.Fatal("no crops in testdata/restcocked")
-	}
+	crops := readRestCrops(t, "testdata/restcocked")
 	read := 0
-	for _, fn := range frs {
-		name := filepath.Base(strings.TrimSuffix(fn, "-fr.png"))
-		fp, bp, _, edge := loadCropPair(t, fn)
-		cx, cy := float64(fp.w)/2, float64(fp.h)/2
-		for _, rd := range readRest(fp, bp, edge) {
-			if math.Abs(rd.cx-cx) >= edge || math.Abs(rd.cy-cy) >= edge || rd.value == 0 {
+	for _, c := range crops {
+		for _, rd := range c.centred() {
+			if rd.value == 0 {
 				continue
 			}
 			read++
-			det := rd.toDetection(edge, DefaultMinFlatness)
+			det := rd.toDetection(c.edge, DefaultMinFlatness)
 			if det.Flat {
-				t.Errorf("%s: read %d flat (flatness %.2f, size %.2f, pips %.3f edges off centre), a cocked die", name, rd.value, det.Flatness, det.SizeRatio, det.pipOff)
+				t.Errorf("%s: read %d flat (flatness %.2f, size %.2f, pips %.3f edges off centre), a cocked die", c.name, rd.value, det.Flatness, det.SizeRatio, det.pipOff)
 			}
 		}
 	}
 	// The crops were chosen as read faces: a reader that no longer reads
 	// them says nothing about this rule.
-	if read < len(frs)/2 {
-		t.Errorf("only %d of %d cocked crops read a value", read, len(frs))
+	if read < len(crops)/2 {
+		t.Errorf("only %d of %d cocked crops read a value", read, len(crops))
 	}
 }
 
@@ -57,35 +46,24 @@ func TestRestCockedPipsOffCentre(t *testing.T) {
 // past a square of the die's size placed on it (flat dice: 0.004 at
 // most): each must be called not flat.
 func TestRestCockedUnreadSideFace(t *testing.T) {
-	frs, _ := filepath.Glob(filepath.Join("testdata/restsided", "*-fr.png"))
-	if len(frs) == 0 {
-		t.Fatal("no crops in testdata/restsided")
-	}
-	for _, fn := range frs {
-		name := filepath.Base(strings.TrimSuffix(fn, "-fr.png"))
-		fp, bp, _, edge := loadCropPair(t, fn)
-		cx, cy := float64(fp.w)/2, float64(fp.h)/2
-		found := false
-		for _, rd := range readRest(fp, bp, edge) {
-			if math.Abs(rd.cx-cx) >= edge || math.Abs(rd.cy-cy) >= edge {
-				continue
-			}
-			found = true
-			det := rd.toDetection(edge, DefaultMinFlatness)
+	for _, c := range readRestCrops(t, "testdata/restsided") {
+		found := c.centred()
+		for _, rd := range found {
+			det := rd.toDetection(c.edge, DefaultMinFlatness)
 			if rd.value != 0 {
 				// Read, it is the pips' business (TestRestCockedPipsOffCentre).
-				t.Errorf("%s: read %d, chosen as an unread die", name, rd.value)
+				t.Errorf("%s: read %d, chosen as an unread die", c.name, rd.value)
 				continue
 			}
 			if det.Flatness < DefaultMinFlatness {
-				t.Errorf("%s: flatness %.2f, chosen as square enough to pass", name, det.Flatness)
+				t.Errorf("%s: flatness %.2f, chosen as square enough to pass", c.name, det.Flatness)
 			}
 			if det.Flat {
-				t.Errorf("%s: unread, called flat (flatness %.2f, size %.2f, %.3f die areas past the die's square), a cocked die", name, det.Flatness, det.SizeRatio, rd.sideOut)
+				t.Errorf("%s: unread, called flat (flatness %.2f, size %.2f, %.3f die areas past the die's square), a cocked die", c.name, det.Flatness, det.SizeRatio, rd.sideOut)
 			}
 		}
-		if !found {
-			t.Errorf("%s: no die found", name)
+		if len(found) == 0 {
+			t.Errorf("%s: no die found", c.name)
 		}
 	}
 }
@@ -103,43 +81,29 @@ func TestRestCockedUnreadSideFace(t *testing.T) {
 // called not flat. No flat die of the hard crops (testdata/restcrops) has
 // such a mark beside it.
 func TestRestCockedSideInShade(t *testing.T) {
-	frs, _ := filepath.Glob(filepath.Join("testdata/restshaded", "*-fr.png"))
-	if len(frs) == 0 {
-		t.Fatal("no crops in testdata/restshaded")
-	}
-	for _, fn := range frs {
-		name := filepath.Base(strings.TrimSuffix(fn, "-fr.png"))
-		fp, bp, v, edge := loadCropPair(t, fn)
-		cx, cy := float64(fp.w)/2, float64(fp.h)/2
-		found := false
-		for _, rd := range readRest(fp, bp, edge) {
-			if math.Abs(rd.cx-cx) >= edge || math.Abs(rd.cy-cy) >= edge {
-				continue
-			}
-			found = true
-			det := rd.toDetection(edge, DefaultMinFlatness)
-			if rd.value != v {
-				t.Errorf("%s: read %d, truth %d (its top face is plain to read)", name, rd.value, v)
+	for _, c := range readRestCrops(t, "testdata/restshaded") {
+		found := c.centred()
+		for _, rd := range found {
+			det := rd.toDetection(c.edge, DefaultMinFlatness)
+			if rd.value != c.truth {
+				t.Errorf("%s: read %d, truth %d (its top face is plain to read)", c.name, rd.value, c.truth)
 			}
 			if det.Flat {
-				t.Errorf("%s: read %d flat (flatness %.2f, size %.2f, %d side marks), a cocked die", name, rd.value, det.Flatness, det.SizeRatio, rd.sideMarks)
+				t.Errorf("%s: read %d flat (flatness %.2f, size %.2f, %d side marks), a cocked die", c.name, rd.value, det.Flatness, det.SizeRatio, rd.sideMarks)
 			}
 		}
-		if !found {
-			t.Errorf("%s: no die found", name)
+		if len(found) == 0 {
+			t.Errorf("%s: no die found", c.name)
 		}
 	}
 	cocked := "sseed-1313-throws-200-q80-t106-d0-v5-e16.00" // TestRestReadHardCrops
-	frs, _ = filepath.Glob(filepath.Join("testdata/restcrops", "*-fr.png"))
-	for _, fn := range frs {
-		name := filepath.Base(strings.TrimSuffix(fn, "-fr.png"))
-		if name == cocked {
+	for _, c := range readRestCrops(t, "testdata/restcrops") {
+		if c.name == cocked {
 			continue
 		}
-		fp, bp, _, edge := loadCropPair(t, fn)
-		for _, rd := range readRest(fp, bp, edge) {
+		for _, rd := range c.dies {
 			if rd.sideMarks > 0 {
-				t.Errorf("%s: a flat die read %d with %d side marks", name, rd.value, rd.sideMarks)
+				t.Errorf("%s: a flat die read %d with %d side marks", c.name, rd.value, rd.sideMarks)
 			}
 		}
 	}

@@ -178,14 +178,23 @@ func markSides(out []restDie, marks [][]int, dist []uint8, shade []bool, fr bgrP
 		ca, sa := math.Cos(d.angle), math.Sin(d.angle)
 		return math.Abs(lx*ca+ly*sa) <= d.w/2+margin && math.Abs(-lx*sa+ly*ca) <= d.h/2+margin
 	}
+	// The marks' centres, found at the first face to test and kept for
+	// the others.
+	var centres [][2]float64
 	for i := range out {
 		d := &out[i]
 		if d.value == 0 || d.regrown || d.placed {
 			continue
 		}
+		if centres == nil {
+			centres = make([][2]float64, len(marks))
+			for k, c := range marks {
+				centres[k][0], centres[k][1] = compCentre(c, w)
+			}
+		}
 		lx, ly := d.cx-float64(fr.x0), d.cy-float64(fr.y0)
-		for _, c := range marks {
-			mx, my := compCentre(c, w)
+		for _, mc := range centres {
+			mx, my := mc[0], mc[1]
 			if inside(*d, mx, my, 1) || !inside(*d, mx, my, restSideReach*edge) {
 				continue
 			}

@@ -168,44 +168,77 @@ func loadCropPair(t *testing.T, fn string) (fr, bg bgrPatch, v int, edge float64
 	return fr, bg, v, edge
 }
 
+// restCrop is a crop pair of a directory read by readRest: its name
+// (less -fr.png), the true value and die edge its name gives, and the
+// dice read in it.
+type restCrop struct {
+	name   string
+	truth  int
+	edge   float64
+	cx, cy float64 // the crop's centre
+	dies   []restDie
+}
+
+// centred is the crop's dice read within a die edge of its centre, in
+// readRest's order.
+func (c restCrop) centred() []restDie {
+	var out []restDie
+	for _, d := range c.dies {
+		if math.Abs(d.cx-c.cx) < c.edge && math.Abs(d.cy-c.cy) < c.edge {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// readRestCrops reads each NAME-fr.png in dir against its NAME-bg.png
+// (loadCropPair) in name order; a directory with none is fatal.
+func readRestCrops(t *testing.T, dir string) []restCrop {
+	t.Helper()
+	frs, _ := filepath.Glob(filepath.Join(dir, "*-fr.png"))
+	if len(frs) == 0 {
+		t.Fatalf("no crops in %s", dir)
+	}
+	out := make([]restCrop, 0, len(frs))
+	for _, fn := range frs {
+		name := filepath.Base(strings.TrimSuffix(fn, "-fr.png"))
+		fp, bp, v, edge := loadCropPair(t, fn)
+		if debugRead {
+			fmt.Fprintf(os.Stderr, "== %s\n", name)
+		}
+		out = append(out, restCrop{name: name, truth: v, edge: edge,
+			cx: float64(fp.w) / 2, cy: float64(fp.h) / 2, dies: readRest(fp, bp, edge)})
+	}
+	return out
+}
+
 // readCrops reads each NAME-fr.png in dir against its NAME-bg.png and
 // returns the truth and the value read (0: unreadable) by crop name; a
 // wrong value is an error.
 func readCrops(t *testing.T, dir string) map[string]cropRead {
 	t.Helper()
 	out := map[string]cropRead{}
-	frs, _ := filepath.Glob(filepath.Join(dir, "*-fr.png"))
-	if len(frs) == 0 {
-		t.Fatalf("no crops in %s", dir)
-	}
+	crops := readRestCrops(t, dir)
 	var right, wrong, none int
-	for _, fn := range frs {
-		base := strings.TrimSuffix(fn, "-fr.png")
-		fp, bp, v, edge := loadCropPair(t, fn)
+	for _, c := range crops {
 		got, flat := 0, false
-		cx, cy := float64(fp.w)/2, float64(fp.h)/2
-		if debugRead {
-			fmt.Fprintf(os.Stderr, "== %s\n", filepath.Base(base))
+		for _, rd := range c.centred() {
+			got = rd.value
+			flat = rd.toDetection(c.edge, DefaultMinFlatness).Flat
 		}
-		for _, rd := range readRest(fp, bp, edge) {
-			if math.Abs(rd.cx-cx) < edge && math.Abs(rd.cy-cy) < edge {
-				got = rd.value
-				flat = rd.toDetection(edge, DefaultMinFlatness).Flat
-			}
-		}
-		out[filepath.Base(base)] = cropRead{truth: v, got: got, flat: flat}
+		out[c.name] = cropRead{truth: c.truth, got: got, flat: flat}
 		switch {
-		case got == v:
+		case got == c.truth:
 			right++
 		case got == 0:
 			none++
-			t.Logf("%s: unreadable", filepath.Base(base))
+			t.Logf("%s: unreadable", c.name)
 		default:
 			wrong++
-			t.Errorf("%s: read %d", filepath.Base(base), got)
+			t.Errorf("%s: read %d", c.name, got)
 		}
 	}
-	t.Logf("%d crops: %d right, %d unreadable, %d wrong", len(frs), right, none, wrong)
+	t.Logf("%d crops: %d right, %d unreadable, %d wrong", len(crops), right, none, wrong)
 	return out
 }
 

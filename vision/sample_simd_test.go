@@ -62,3 +62,18 @@ func TestSampleExact(t *testing.T) {
 	}
 	t.Logf("%d of 3000 rectangles on the AVX2 path", inside)
 }
+
+// withKernels runs check with the Go loops and again, where the CPU has
+// AVX2, with the AVX2 kernels (useSIMD), putting useSIMD back after.
+func withKernels(t *testing.T, check func()) {
+	t.Helper()
+	defer func(v bool) { useSIMD = v }(useSIMD)
+	for _, simd := range []bool{false, true} {
+		if simd && !hasAVX2 {
+			t.Log("no AVX2: only the Go loops checked")
+			continue
+		}
+		useSIMD = simd
+		check()
+	}
+}

@@ -3,7 +3,6 @@ package vision
 import (
 	"math"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"gocv.io/x/gocv"
@@ -23,15 +22,7 @@ func readPhotoDie(t *testing.T, ps photoSet, name string, idx int) int {
 // readPhotoDieWith is readPhotoDie with the reader r.
 func readPhotoDieWith(t *testing.T, r *Reader, ps photoSet, name string, idx int) int {
 	t.Helper()
-	img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-	if img.Empty() {
-		t.Fatalf("%s: cannot read", name)
-	}
-	defer img.Close()
-	dets, err := r.Read(img)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dets := readPhoto(t, r, ps, name)
 	for _, p := range matchBoxes(ps.dice[name], dets, false) {
 		if p[0] == idx {
 			return dets[p[1]].Value

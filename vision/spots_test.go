@@ -2,10 +2,7 @@ package vision
 
 import (
 	"math"
-	"path/filepath"
 	"testing"
-
-	"gocv.io/x/gocv"
 )
 
 // drawSpots fills the face scratch's map with discs of radius rad (patch
@@ -123,15 +120,7 @@ func TestSpotLookByler(t *testing.T) {
 		defer func() { spotLookOff, spotTrace = false, nil }()
 		for _, name := range names {
 			gave = gave[:0]
-			img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-			if img.Empty() {
-				t.Fatalf("%s: cannot read", name)
-			}
-			dets, err := r.Read(img)
-			img.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			dets := readPhoto(t, r, ps, name)
 			truth := ps.dice[name]
 			matched := 0
 			for _, p := range matchBoxes(truth, dets, false) {

@@ -3,7 +3,6 @@ package vision
 import (
 	"bufio"
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/dicewatch/dicewatch/vision/scene"
@@ -25,16 +24,8 @@ import (
 // footprint's ratio the detection had before the size evidence (0 when
 // not traced), confidence, flat call and the box's width and height.
 func TestStackSizeDiag(t *testing.T) {
-	path := os.Getenv("DICEWATCH_STACKSIZE_DIAG")
-	if path == "" {
-		t.Skip("DICEWATCH_STACKSIZE_DIAG not set")
-	}
+	f := diagFile(t, "DICEWATCH_STACKSIZE_DIAG")
 	n := stillCount(t, 600)
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	w := bufio.NewWriter(f)
 	defer w.Flush()
 	fp := map[[2]float64]float64{}
@@ -88,5 +79,5 @@ func TestStackSizeDiag(t *testing.T) {
 		}
 		img.Close()
 	}
-	t.Logf("wrote %s", path)
+	t.Logf("wrote %s", f.Name())
 }

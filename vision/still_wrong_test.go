@@ -60,14 +60,9 @@ func TestStillWrongDump(t *testing.T) {
 	defer f.Close()
 	fmt.Fprintln(f, "seed\tmode\tdie\tgroup\tstyle\tbg\ttilt\tedgePx\ttruth\tread\tconf\tflatness\tsizeRatio\tdetEdge/edge\t"+
 		"blobs\tlv\tlscore\ttmpl\tncc\tjunk\tsq\tshrunk\tiouTop\tiouHull\tothersInBox\ttouching\tchips\twall\tflags\tcrop")
-	type key struct{ x, y float64 }
-	type trace struct {
-		fv     faceValue
-		shrunk bool
-	}
-	seen := map[key]trace{}
-	readTrace = func(d *Detection, fv faceValue, shrunk bool) { seen[key{d.CX, d.CY}] = trace{fv, shrunk} }
-	defer func() { readTrace = nil }()
+	type key = [2]float64 // a detection's centre
+	seen, untrace := traceReads()
+	defer untrace()
 	checks := map[key]checkInfo{}
 	frames := map[key]checkInfo{}
 	checkTrace = func(d *Detection, ci checkInfo) {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -247,19 +246,11 @@ func TestTTADiag(t *testing.T) {
 	ps := loadPhotoSet(t, "byler_d6")
 	r := NewReader(ReaderOptions{})
 	defer r.Close()
-	netOf := heldOutNets(t, ps.name, r)
 	var byler []ttaDie
-	for i, name := range ps.images {
-		r.net = netOf[name]
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-		dets, err := r.Read(img)
-		if err != nil {
-			t.Fatal(err)
-		}
+	readPhotos(t, ps, r, nil, func(i int, name string, _ gocv.Mat, dets []Detection) {
 		truth := ps.dice[name]
 		byler = ttaCollect(byler, r, "byler", i, dets, matchBoxes(truth, dets, false), func(k int) int { return truth[k].value }, vs, false)
-		img.Close()
-	}
+	})
 	ttaTable(t, "byler", byler, vs, func(*ttaDie) bool { return true })
 	ttaTable(t, "byler even", byler, vs, func(d *ttaDie) bool { return d.image%2 == 0 })
 	ttaTable(t, "byler odd", byler, vs, func(d *ttaDie) bool { return d.image%2 == 1 })

@@ -19,31 +19,14 @@ import (
 // guess on the face rectangle and on the frame-size square. A tuning
 // tool: skipped without DICEWATCH_GATES_DIAG (a file).
 func TestUnreadGates(t *testing.T) {
-	path := os.Getenv("DICEWATCH_GATES_DIAG")
-	if path == "" {
-		t.Skip("DICEWATCH_GATES_DIAG not set")
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := diagFile(t, "DICEWATCH_GATES_DIAG")
 	fmt.Fprintln(f, "image\tidx\thalf\ttruth\tgate\tflat\tcockP\tfootprint\tsizeRatio\tkeepNF\tshrunk\theld\tfv\tlv\ttmpl\tblobs\tls\tncc\tsq\tjunk\tsmall\tnetR\tmR\trejR\tnetS\tmS\trejS\tnetOK\tvetoCheck\tspots(size col hue red)")
 	ps := loadPhotoSet(t, "byler_d6")
 	r := NewReader(ReaderOptions{})
 	defer r.Close()
-	netOf := heldOutNets(t, ps.name, r)
 	gates := map[string]int{}
 	netRight := map[string]int{}
-	for i, name := range ps.images {
-		if netOf != nil {
-			r.net = netOf[name]
-		}
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-		dets, err := r.Read(img)
-		if err != nil {
-			t.Fatal(err)
-		}
+	readPhotos(t, ps, r, nil, func(i int, name string, img gocv.Mat, dets []Detection) {
 		pix, _ := r.frame.DataPtrUint8()
 		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
 		med, medOK := readEdgeMedian(dets)
@@ -177,8 +160,7 @@ func TestUnreadGates(t *testing.T) {
 				fv.value, fv.conf, fv.lv, fv.tmpl, fv.blobs, fv.lscore, fv.nccScore, fv.sq, fv.junk, ur.small.value,
 				nv, nm, nrej, sv, sm, srej, ok, verdict, spots)
 		}
-		img.Close()
-	}
+	})
 	var ks []string
 	for k := range gates {
 		ks = append(ks, k)

@@ -94,15 +94,7 @@ func readStillsR(t *testing.T, before func(), visit func(r *Reader, seed int64, 
 // and what the veto measured, as tab-separated lines to the file
 // DICEWATCH_VETO_DUMP. It is a tuning tool: skipped without that variable.
 func TestVetoDump(t *testing.T) {
-	path := os.Getenv("DICEWATCH_VETO_DUMP")
-	if path == "" {
-		t.Skip("DICEWATCH_VETO_DUMP not set")
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := diagFile(t, "DICEWATCH_VETO_DUMP")
 	fmt.Fprintln(f, "seed\tmode\tgroup\tstyle\tbg\ttilt\tedge\ttruth\tread\tconf\tvvalue\tflatness\tsizeRatio\tblobs\tpeaks\tlv\tls\tcover\tdie\ttopv\treason")
 	type key struct{ x, y float64 }
 	seen := map[key]vetoInfo{}
