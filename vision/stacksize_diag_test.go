@@ -3,6 +3,7 @@ package vision
 import (
 	"bufio"
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/dicewatch/dicewatch/vision/scene"
