@@ -255,8 +255,8 @@ func layoutRadii(fv faceValue) float64 {
 // all but 5, the most 25.6 (a stacked die, whose outline is the stack's);
 // that 3 turned 43 (45 is the most there is). The cut lies between, at
 // maxSilTurn. The measure needs no known size, but the cut runs only with
-// one: without, on stills 0..1999, it withheld no value that changed a
-// figure and dropped weak candidates whose value it withheld (one cocked
+// one: without, on stills 0..1999, it moved no clean figure and
+// dropped weak candidates whose value it withheld (one cocked
 // die less caught, 317 -> 316 of 887, and one stacked die, 206 -> 205);
 // on byler_d6 and matteo_webcam it changed nothing.
 const maxSilTurn = 30 * math.Pi / 180
