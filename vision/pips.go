@@ -37,8 +37,8 @@ type faceValue struct {
 	// empty is the emptySpots ratio of the layout cue 1 fitted (0: none).
 	empty float64
 	// silEdge is the edge of the die's outline (silhouette), 0 when it
-	// was not a die's alone.
-	silEdge float64
+	// was not a die's alone; silAngle is the outline's turn (radians).
+	silEdge, silAngle float64
 	// pips are the centres (frame pixels, region coordinates) and radii
 	// of the pips the value was read from (at most six; radius 0 past
 	// the last), pipRing their count; body is the body's median colour
@@ -374,7 +374,7 @@ const secondLookMaxConf = 0.85
 // whose outer pips are missed reads 1 or 2 most often.
 func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 	fv := s.readLooks(fr, c)
-	silEdge := s.silEdge
+	silEdge, silAngle := s.silEdge, s.smallSilAngle
 	// A 4 read on a rectangle clearly longer one way than the other, by
 	// any look, may be a 6 whose face rectangle lost a row: the square
 	// stretched towards one end finds the 6 (byler_d6: a marbled 6 read
@@ -385,7 +385,7 @@ func (s *faceScratch) read(fr bgrImage, c candidate) faceValue {
 			fv = f
 		}
 	}
-	fv.silEdge = silEdge
+	fv.silEdge, fv.silAngle = silEdge, silAngle
 	return fv
 }
 

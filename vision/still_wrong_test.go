@@ -23,13 +23,16 @@ import (
 // test, for before-and-after figures; DICEWATCH_NO_ROWCUT only its cut of
 // 2s and 3s at a larger face's pip spacing (minFrameRowRel);
 // DICEWATCH_NO_FOLD only the fold doubt (fold.go); DICEWATCH_NO_PIPSROW
-// only the cut of a layout small for the die and its pips (layoutRadii).
+// only the cut of a layout small for the die and its pips (layoutRadii);
+// DICEWATCH_NO_SILTURN only the cut of a layout turned from the die's
+// outline (maxSilTurn).
 func init() {
 	pipsRowOff = os.Getenv("DICEWATCH_NO_PIPSROW") != ""
 	foldOff = os.Getenv("DICEWATCH_NO_FOLD") != ""
 	checkOff = os.Getenv("DICEWATCH_NO_CHECK") != ""
 	rowCutOff = os.Getenv("DICEWATCH_NO_ROWCUT") != ""
 	latOffOff = os.Getenv("DICEWATCH_NO_LATOFF") != ""
+	silTurnOff = os.Getenv("DICEWATCH_NO_SILTURN") != ""
 	if os.Getenv("DICEWATCH_CHECK_LOG") != "" {
 		checkTrace = func(d *Detection, ci checkInfo) {
 			fmt.Fprintf(os.Stderr, "CHECK\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%.3f\n", d.CX, d.CY, d.Confidence, ci.sizeRel, ci.pipRel, ci.colSpread, ci.reason, ci.pipOff)
