@@ -2,7 +2,6 @@ package vision
 
 import (
 	"fmt"
-	"image"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,7 +141,6 @@ func TestPipMapDiag(t *testing.T) {
 			}
 		}
 	}
-	_ = image.Point{}
 }
 
 // pipDiagMaps returns the difference of blurs of several pip maps of the
