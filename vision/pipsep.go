@@ -171,27 +171,34 @@ var (
 	sepTrace   func(d *Detection, fv faceValue)
 )
 
-// sepLook gives values of 3 or more to flat dice left unread (not shrunk,
-// not weak): marbled blue and dark red bodies with red pips, whose large
-// pips run together on the first look's pip map into bars or a cross or
-// fade under its threshold, so that no layout fits the blobs or the
-// template reads another face. Two cues must agree: the layout of the
-// separated maxima of the pip maps (sepMapVotes: the value most of four
-// maps read, no other value of 3 or more read as often), and the face
-// net's best guess, the same on the face rectangle and on the square of
-// the frame's die size, its reject output under netMaxReject on both.
-// The veto and the check apply as to any later value. (byler_d6: 96 ->
-// 91 unread, no wrong value more; with the net on the face rectangle
-// only, a wrong value more.)
+// sepLook gives values of 3 or more to flat dice left unread (not weak):
+// marbled blue and dark red bodies with red pips, whose large pips run
+// together on the first look's pip map into bars or a cross or fade under
+// its threshold, so that no layout fits the blobs or the template reads
+// another face. Two cues must agree: the layout of the separated maxima
+// of the pip maps (sepMapVotes: the value most of four maps read, no
+// other value of 3 or more read as often) in the face rectangle, or
+// failing that in the square of the frame's die size, and the face net's
+// best guess, the same on the face rectangle and on that square, its
+// reject output under netMaxReject on both. A shrunk face is read too:
+// the net's square shows it the whole die. The value must not contradict
+// the first look's layout or template (laterAgrees: the same, or a face
+// holding its pips): a clean 3 whose first look saw its centre alone, lv
+// and template 1, was read 6 so on held-out still 2290, calibrated. Only
+// without a known die size (as frameSizeLook, spotLook and the cluster
+// look), so the daemon's calibrated reads are as before. The veto and the
+// check apply as to any later value. (byler_d6: 96 -> 90 unread, no wrong
+// value more; with the net on the face rectangle only, a wrong value
+// more.)
 func (r *Reader) sepLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
-	if r.net == nil || len(r.unreadReads) == 0 || sepLookOff {
+	if r.net == nil || len(r.unreadReads) == 0 || sepLookOff || r.knownSize() {
 		return
 	}
 	med, ok := readEdgeMedian(dets)
 	for i := range dets {
 		d := &dets[i]
 		ur, found := r.unreadReads[[2]float64{d.CX, d.CY}]
-		if !found || d.Value != 0 || !d.Flat || ur.shrunk || ur.fv.c.weak {
+		if !found || d.Value != 0 || !d.Flat || ur.fv.c.weak {
 			continue
 		}
 		fv := ur.fv
@@ -199,16 +206,19 @@ func (r *Reader) sepLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 		if !sized {
 			continue
 		}
+		sq := fv.c
+		sq.w, sq.h, sq.edge = edge, edge, edge
 		v := r.face.sepMapVotes(fr, fv.c)
 		if v < 3 {
+			v = r.face.sepMapVotes(fr, sq)
+		}
+		if v < 3 || !laterAgrees(fv.lv, v) || !laterAgrees(fv.tmpl, v) {
 			continue
 		}
 		p, rej := r.ns.predictReject(r.net, fr, fv.c)
 		if nv, _, _ := netTop2(p); nv != v || rej >= netMaxReject {
 			continue
 		}
-		sq := fv.c
-		sq.w, sq.h, sq.edge = edge, edge, edge
 		ps, rejs := r.ns.predictReject(r.net, fr, sq)
 		if vs, _, _ := netTop2(ps); vs != v || rejs >= netMaxReject {
 			continue

@@ -22,8 +22,12 @@ func TestSepLook(t *testing.T) {
 		{"IMG_20191208_111548.jpg", 2, 5},
 		{"IMG_20191208_112438.jpg", 0, 5},
 		{"IMG_20191208_112517.jpg", 1, 3},
-		{"IMG_20191208_112911.jpg", 2, 4},
 		{"IMG_20191209_100237.jpg", 1, 4},
+		// Read in the frame-size square (no layout of 3 or more in the
+		// face rectangle).
+		{"IMG_20191208_111932.jpg", 7, 5},
+		// A shrunk face.
+		{"IMG_20191209_095923.jpg", 1, 4},
 	}
 	ps := loadPhotoSet(t, "byler_d6")
 	r := NewReader(ReaderOptions{})
