@@ -12,8 +12,13 @@ import (
 
 // TestPipMapDiag writes, for every byler die left unread whose first
 // look found no layout, cues that disagree or no blobs, a mosaic of its
-// face patch and pip maps to DICEWATCH_PIPMAP_DIAG (a directory). A
-// tuning tool: skipped without it.
+// face patch and pip maps to DICEWATCH_PIPMAP_DIAG (a directory), eight
+// dice a sheet, and prints a SEP line a die: the fold net's face, margin
+// and reject on the face rectangle and the frame-size square, then
+// sepLayout's value/maxima on the colour distance, hue, redness and
+// pip-colour maps at blurs 1.2 and 0.8 and shares 0.25 and 0.4. With
+// DICEWATCH_PIPMAP_ALL set, every unread flat die (not shrunk). A tuning
+// tool: skipped without DICEWATCH_PIPMAP_DIAG.
 func TestPipMapDiag(t *testing.T) {
 	dir := os.Getenv("DICEWATCH_PIPMAP_DIAG")
 	if dir == "" {
