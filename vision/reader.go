@@ -524,6 +524,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 		spotDiagHook(r, fr, out, roi)
 	}
 	r.netLook(fr, out, roi)
+	r.sepLook(fr, out, roi)
 	r.netSmallLook(fr, out, roi)
 	out = append(out, larges...)
 	out = r.framePipCheck(out)

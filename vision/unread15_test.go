@@ -45,9 +45,11 @@ func TestUnreadGateRules(t *testing.T) {
 		if v := read(c.image, c.idx); v != c.value {
 			t.Errorf("%s %s die %d: read %d, want %d", c.rule, c.image, c.idx, v, c.value)
 		}
-		*c.on = false
+		// sepLook (the separated pips' layout with the net) reads some
+		// of these dice too: it is off while each rule is.
+		*c.on, sepLookOff = false, true
 		v := read(c.image, c.idx)
-		*c.on = true
+		*c.on, sepLookOff = true, false
 		if v == c.value {
 			t.Errorf("%s %s die %d: read %d without the rule too", c.rule, c.image, c.idx, v)
 		}

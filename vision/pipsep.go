@@ -1,0 +1,235 @@
+package vision
+
+import (
+	"image"
+	"math"
+	"sort"
+)
+
+// sepPeaks finds pip centres on the pip map s.d (as set by one of the
+// map functions) as the local maxima of a sharper difference of blurs
+// (sigma for the pips against the body's 4.5), at least rel of the
+// strongest and above pipMinContrast, kept at least nms patch pixels
+// apart, strongest first, away from the patch's edge band: pips that
+// merge into bars or a cross under blobs' threshold keep a maximum each
+// when the map dips between them at all. It returns at most seven
+// centres (units of the patch side from its centre), and leaves s.dog
+// holding the sharper difference of blurs.
+func (s *faceScratch) sepPeaks(sigma, rel, nms float64) [][2]float64 {
+	blurInner(&s.d, &s.g1, &s.tmp, sigma)
+	blurInner(&s.d, &s.g2, &s.tmp, 4.5)
+	const lo, hi = faceMargin, faceN - faceMargin
+	for y := lo; y < hi; y++ {
+		for x := lo; x < hi; x++ {
+			i := y*faceN + x
+			s.dog[i] = s.g1[i] - s.g2[i]
+		}
+	}
+	type pk struct {
+		x, y int
+		v    float64
+	}
+	var ps []pk
+	for y := lo + 1; y < hi-1; y++ {
+		for x := lo + 1; x < hi-1; x++ {
+			i := y*faceN + x
+			v := s.dog[i]
+			if v <= pipMinContrast {
+				continue
+			}
+			isMax := true
+			for dy := -1; dy <= 1 && isMax; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					j := i + dy*faceN + dx
+					if j != i && (s.dog[j] > v || (s.dog[j] == v && j < i)) {
+						isMax = false
+						break
+					}
+				}
+			}
+			if isMax {
+				ps = append(ps, pk{x, y, v})
+			}
+		}
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	sort.Slice(ps, func(a, b int) bool { return ps[a].v > ps[b].v })
+	var out [][2]float64
+	var acc []pk
+	for _, p := range ps {
+		if p.v < rel*ps[0].v {
+			break
+		}
+		ok := true
+		for _, q := range acc {
+			if math.Hypot(float64(p.x-q.x), float64(p.y-q.y)) < nms {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		acc = append(acc, p)
+		// Sub-pixel centre from the 3x3 neighbourhood above half the
+		// peak.
+		var sw, sx, sy float64
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
+				w := s.dog[(p.y+dy)*faceN+p.x+dx] - 0.5*p.v
+				if w > 0 {
+					sw += w
+					sx += w * (float64(p.x+dx) + 0.5)
+					sy += w * (float64(p.y+dy) + 0.5)
+				}
+			}
+		}
+		cx, cy := sx/sw, sy/sw
+		const band = faceMargin + 1.5
+		if cx < band || cy < band || cx > faceN-band || cy > faceN-band {
+			continue
+		}
+		out = append(out, [2]float64{cx/faceN - 0.5, cy/faceN - 0.5})
+		if len(out) > 6 {
+			break
+		}
+	}
+	return out
+}
+
+// sepLayout fits a layout to sepPeaks' centres in the face's own
+// proportions (as cues does): the value (0: none fits), its score and
+// the number of centres.
+func (s *faceScratch) sepLayout(c candidate, sigma, rel, nms float64) (int, float64, int) {
+	pc := s.sepPeaks(sigma, rel, nms)
+	e := (c.w + c.h) / 2
+	kx, ky := c.w/e, c.h/e
+	for i := range pc {
+		pc[i][0] *= kx
+		pc[i][1] *= ky
+	}
+	lv, ls, _ := matchLayout(pc)
+	return lv, ls, len(pc)
+}
+
+// sepMapVotes reads the separated pips' layout (sepPeaks at sepSigma and
+// sepRel, sepNMS apart) on each of four pip maps of the candidate's
+// rectangle as it is: the colour distance, the hue, the redness (not on
+// a reddish body) and the change towards the pips' colour. It returns
+// the value most maps' layouts read (0: none, or a tie with another
+// value of 3 or more: the maps then disagree on the face).
+func (s *faceScratch) sepMapVotes(fr bgrImage, c candidate) int {
+	var votes [7]int
+	for k := 0; k < 4; k++ {
+		s.sample(fr, c)
+		s.pipMap()
+		ok := true
+		switch k {
+		case 1:
+			s.pipChromaMap()
+		case 2:
+			ok = s.pipRedMap()
+		case 3:
+			ok = s.pipColourMap()
+		}
+		if !ok {
+			continue
+		}
+		if lv, _, _ := s.sepLayout(c, sepSigma, sepRel, sepNMS); lv > 0 {
+			votes[lv]++
+		}
+	}
+	v := 0
+	for k := 1; k <= 6; k++ {
+		if votes[k] > 0 && (v == 0 || votes[k] > votes[v]) {
+			v = k
+		}
+	}
+	for k := 3; k <= 6; k++ {
+		if k != v && votes[k] > 0 && votes[k] >= votes[v] {
+			return 0
+		}
+	}
+	return v
+}
+
+// The separated-pips look's settings: the pip blur, the least share of
+// the strongest maximum a pip keeps, and the least distance between two
+// pips (patch pixels; neighbouring pips of a 6 lie about 9.5 apart).
+const (
+	sepSigma = 1.2
+	sepRel   = 0.25
+	sepNMS   = 6.0
+)
+
+// sepLookOff turns sepLook off (for tests); sepTrace, when set, sees each
+// value it gives.
+var (
+	sepLookOff bool
+	sepTrace   func(d *Detection, fv faceValue)
+)
+
+// sepLook gives values of 3 or more to flat dice left unread (not weak):
+// marbled blue and dark red bodies with red pips, whose large pips run
+// together on the first look's pip map into bars or a cross or fade under
+// its threshold, so that no layout fits the blobs or the template reads
+// another face. Two cues must agree: the layout of the separated maxima
+// of the pip maps (sepMapVotes: the value most of four maps read, no
+// other value of 3 or more read as often) in the face rectangle, or
+// failing that in the square of the frame's die size, and the face net's
+// best guess, the same on the face rectangle and on that square, its
+// reject output under netMaxReject on both. A shrunk face is read too:
+// the net's square shows it the whole die. The value must not contradict
+// the first look's layout or template (laterAgrees: the same, or a face
+// holding its pips): a clean 3 whose first look saw its centre alone, lv
+// and template 1, was read 6 so on held-out still 2290, calibrated. Only
+// without a known die size (as frameSizeLook, spotLook and the cluster
+// look), so the daemon's calibrated reads are as before. The veto and the
+// check apply as to any later value. (byler_d6: 96 -> 90 unread, no wrong
+// value more; with the net on the face rectangle only, a wrong value
+// more.)
+func (r *Reader) sepLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
+	if r.net == nil || len(r.unreadReads) == 0 || sepLookOff || r.knownSize() {
+		return
+	}
+	med, ok := readEdgeMedian(dets)
+	for i := range dets {
+		d := &dets[i]
+		ur, found := r.unreadReads[[2]float64{d.CX, d.CY}]
+		if !found || d.Value != 0 || !d.Flat || ur.fv.c.weak {
+			continue
+		}
+		fv := ur.fv
+		edge, sized := r.edgeAt(d, med, ok)
+		if !sized {
+			continue
+		}
+		sq := fv.c
+		sq.w, sq.h, sq.edge = edge, edge, edge
+		v := r.face.sepMapVotes(fr, fv.c)
+		if v < 3 {
+			v = r.face.sepMapVotes(fr, sq)
+		}
+		if v < 3 || !laterAgrees(fv.lv, v) || !laterAgrees(fv.tmpl, v) {
+			continue
+		}
+		p, rej := r.ns.predictReject(r.net, fr, fv.c)
+		if nv, _, _ := netTop2(p); nv != v || rej >= netMaxReject {
+			continue
+		}
+		ps, rejs := r.ns.predictReject(r.net, fr, sq)
+		if vs, _, _ := netTop2(ps); vs != v || rejs >= netMaxReject {
+			continue
+		}
+		fv.value, fv.conf = v, sepConf
+		if r.giveLater(fr, d, fv, roi) && sepTrace != nil {
+			sepTrace(d, fv)
+		}
+	}
+}
+
+// sepConf is the confidence of a value sepLook gives (under the rules'
+// 0.8: two weak cues agreeing).
+const sepConf = 0.6

@@ -1,0 +1,96 @@
+package vision
+
+import (
+	"math"
+	"testing"
+)
+
+// TestSepLook reads byler dice that sepLook gives (the separated maxima's
+// layout and the face net agreeing) and checks that each reads its label
+// with the look and not without it.
+func TestSepLook(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads byler photos")
+	}
+	cases := []struct {
+		image string
+		idx   int // the die's row among the image's labels
+		value int
+	}{
+		// Marbled and dark bodies with red pips: no layout fits the first
+		// look's blobs, or the template reads another face.
+		{"IMG_20191208_111548.jpg", 2, 5},
+		{"IMG_20191208_112438.jpg", 0, 5},
+		{"IMG_20191208_112517.jpg", 1, 3},
+		{"IMG_20191209_100237.jpg", 1, 4},
+		// Read in the frame-size square (no layout of 3 or more in the
+		// face rectangle).
+		{"IMG_20191208_111932.jpg", 7, 5},
+		// A shrunk face.
+		{"IMG_20191209_095923.jpg", 1, 4},
+	}
+	ps := loadPhotoSet(t, "byler_d6")
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	netOf := heldOutNets(t, ps.name, r)
+	if netOf == nil {
+		t.Skip("no face net")
+	}
+	read := func(name string, idx int) int {
+		r.net = netOf[name]
+		v := readPhotoDieWith(t, r, ps, name, idx)
+		if v < 0 {
+			t.Fatalf("%s: label %d not detected", name, idx)
+		}
+		return v
+	}
+	for _, c := range cases {
+		if v := read(c.image, c.idx); v != c.value {
+			t.Errorf("%s die %d: read %d, want %d", c.image, c.idx, v, c.value)
+		}
+		sepLookOff = true
+		v := read(c.image, c.idx)
+		sepLookOff = false
+		if v == c.value {
+			t.Errorf("%s die %d: read %d without sepLook too", c.image, c.idx, v)
+		}
+	}
+}
+
+// TestSepPeaksMerged draws a 5 whose pips run together along both
+// diagonals (a bridge two pixels thick between each corner pip and the centre, 0.85 of a
+// pip's strength, as on byler's marbled dice) straight onto the pip map:
+// the first look's blobs make a cross of it, sepLayout reads the 5.
+func TestSepPeaksMerged(t *testing.T) {
+	templatesOnce.Do(buildTemplates)
+	permsOnce.Do(buildPerms)
+	var s faceScratch
+	const c, off = faceN / 2, 8.5
+	pips := [][2]float64{{c, c}, {c - off, c - off}, {c + off, c - off}, {c - off, c + off}, {c + off, c + off}}
+	for y := 0; y < faceN; y++ {
+		for x := 0; x < faceN; x++ {
+			px, py := float64(x)+0.5, float64(y)+0.5
+			v := 0.0
+			for _, p := range pips {
+				if math.Hypot(px-p[0], py-p[1]) <= 2.8 {
+					v = 200
+				}
+			}
+			// The diagonals between the corner pips and the centre.
+			if v == 0 && (math.Abs((px-c)-(py-c)) <= 2.0 || math.Abs((px-c)+(py-c)) <= 2.0) &&
+				math.Abs(px-c) <= off && math.Abs(py-c) <= off {
+				v = 170
+			}
+			s.d[y*faceN+x] = v
+		}
+	}
+	d0 := s.d
+	if b, _ := s.blobs(); len(b) == 5 {
+		t.Fatalf("the first look's blobs separate the pips (%d): the case tests nothing", len(b))
+	}
+	s.d = d0
+	cand := candidate{cx: 100, cy: 100, w: 30, h: 30, edge: 30}
+	if lv, _, n := s.sepLayout(cand, sepSigma, sepRel, sepNMS); lv != 5 {
+		t.Errorf("sepLayout read %d from %d maxima, want 5", lv, n)
+	}
+}
