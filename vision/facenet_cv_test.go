@@ -336,12 +336,21 @@ func TestFaceNetTable(t *testing.T) {
 }
 
 // netTrainData gathers the training dice: every byler die and the dice
-// of stills netTrainFirst.. (DICEWATCH_NET_TRAIN_STILLS of them, 600
+// of stills netTrainFirst.. (DICEWATCH_NET_TRAIN_FIRST moves the start;
+// DICEWATCH_NET_TRAIN_STILLS of them, 600
 // unless set), kept at path(name) when path gives a name.
 func netTrainData(t testing.TB, path func(string) string) (byler, train []netDie) {
 	nTrain := envInt(t, "DICEWATCH_NET_TRAIN_STILLS", netTrainStills)
+	first := envInt(t, "DICEWATCH_NET_TRAIN_FIRST", netTrainFirst)
+	if first < netTrainFirst || first+nTrain > netTrainEnd {
+		t.Fatalf("training stills %d..%d: the face net may learn only from stills %d..%d", first, first+nTrain-1, netTrainFirst, netTrainEnd-1)
+	}
+	name := fmt.Sprintf("train%d.gob", nTrain)
+	if first != netTrainFirst {
+		name = fmt.Sprintf("train%d_%d.gob", first, nTrain)
+	}
 	byler = cachedNetDice(t, path("byler.gob"), func() []netDie { return collectBylerNet(t, netJitter) })
-	train = cachedNetDice(t, path(fmt.Sprintf("train%d.gob", nTrain)), func() []netDie { return collectStillsNet(t, netTrainFirst, nTrain, netStillJitter) })
+	train = cachedNetDice(t, path(name), func() []netDie { return collectStillsNet(t, int64(first), nTrain, netStillJitter) })
 	return byler, train
 }
 
@@ -432,6 +441,11 @@ const (
 // netTrainFirst is the first generated still the net trains on; stills
 // from it on are never evaluation stills.
 const netTrainFirst = 20000
+
+// netTrainEnd is one past the last generated still the face net may
+// learn from (DICEWATCH_NET_TRAIN_FIRST and DICEWATCH_NET_TRAIN_STILLS
+// pick a range inside netTrainFirst..netTrainEnd-1).
+const netTrainEnd = 22000
 
 // netFoldPath is where byler fold f's net is kept.
 func netFoldPath(f int) string {

@@ -135,11 +135,17 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--aug", default="plain", help="plain: turns, contrast, offset, noise, shift; soft: also blur and low pip contrast; hard: soft and a small scale and turn")
     ap.add_argument("--byler-weight", type=int, default=1, help="how many times each byler patch is seen an epoch")
+    ap.add_argument("--extra", default="", help="more exports' training stills to learn from (directories, comma-separated)")
     ap.add_argument("--unread-weight", type=int, default=0, help="how many more times a byler die the pip reader left unread is seen an epoch")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     bm, bx, bo = load(a.export, "byler")
     tm, tx, to = load(a.export, "train")
+    for d in [v for v in a.extra.split(",") if v]:
+        em, ex, eo = load(d, "train")
+        to = np.concatenate([to, eo + len(tm)])
+        tm = np.concatenate([tm, em])
+        tx = np.concatenate([tx, ex])
     G = FIELDS.index("group")
     T = FIELDS.index("truth")
     # Stills: clean dice learn their face; cocked, stacked and
