@@ -1717,17 +1717,18 @@ func (s *faceScratch) pipBox(c candidate, kept []pipBlob) image.Rectangle {
 	return image.Rect(int(math.Floor(x0)), int(math.Floor(y0)), int(math.Ceil(x1)), int(math.Ceil(y1)))
 }
 
-// peaks returns the pip centres as the local maxima of the pip map's
-// difference of blurs: at most one per pip-sized neighbourhood, at least
-// pipPeakRel of the strongest and above pipMinContrast, away from the
-// patch's edge band. Unlike thresholded blobs, pips of uneven contrast do
-// not fragment or merge.
-func (s *faceScratch) peaks() [][2]float64 {
-	type pk struct {
-		i int
-		v float64
-	}
-	var ps []pk
+// dogPeak is a local maximum of the pip map's difference of blurs: its
+// index in the patch and its value.
+type dogPeak struct {
+	i int
+	v float64
+}
+
+// dogMaxima returns the local maxima of s.dog above pipMinContrast (of two
+// equal neighbours the first in the patch), inside the patch's edge band
+// and a pixel more, strongest first.
+func (s *faceScratch) dogMaxima() []dogPeak {
+	var ps []dogPeak
 	lo, hi := faceMargin+1, faceN-faceMargin-1
 	for y := lo; y < hi; y++ {
 		for x := lo; x < hi; x++ {
@@ -1750,15 +1751,25 @@ func (s *faceScratch) peaks() [][2]float64 {
 				}
 			}
 			if isMax {
-				ps = append(ps, pk{i, v})
+				ps = append(ps, dogPeak{i, v})
 			}
 		}
 	}
 	sort.Slice(ps, func(a, b int) bool { return ps[a].v > ps[b].v })
+	return ps
+}
+
+// peaks returns the pip centres as the local maxima of the pip map's
+// difference of blurs: at most one per pip-sized neighbourhood, at least
+// pipPeakRel of the strongest and above pipMinContrast, away from the
+// patch's edge band. Unlike thresholded blobs, pips of uneven contrast do
+// not fragment or merge.
+func (s *faceScratch) peaks() [][2]float64 {
+	ps := s.dogMaxima()
 	const nms = 4.5
 	s.kept = s.kept[:0]
 	var out [][2]float64
-	var acc []pk
+	var acc []dogPeak
 	for _, p := range ps {
 		if p.v < pipPeakRel*ps[0].v {
 			break

@@ -3,7 +3,6 @@ package vision
 import (
 	"image"
 	"math"
-	"sort"
 )
 
 // sepPeaks finds pip centres on the pip map s.d (as set by one of the
@@ -25,46 +24,20 @@ func (s *faceScratch) sepPeaks(sigma, rel, nms float64) [][2]float64 {
 			s.dog[i] = s.g1[i] - s.g2[i]
 		}
 	}
-	type pk struct {
-		x, y int
-		v    float64
-	}
-	var ps []pk
-	for y := lo + 1; y < hi-1; y++ {
-		for x := lo + 1; x < hi-1; x++ {
-			i := y*faceN + x
-			v := s.dog[i]
-			if v <= pipMinContrast {
-				continue
-			}
-			isMax := true
-			for dy := -1; dy <= 1 && isMax; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					j := i + dy*faceN + dx
-					if j != i && (s.dog[j] > v || (s.dog[j] == v && j < i)) {
-						isMax = false
-						break
-					}
-				}
-			}
-			if isMax {
-				ps = append(ps, pk{x, y, v})
-			}
-		}
-	}
+	ps := s.dogMaxima()
 	if len(ps) == 0 {
 		return nil
 	}
-	sort.Slice(ps, func(a, b int) bool { return ps[a].v > ps[b].v })
 	var out [][2]float64
-	var acc []pk
+	var acc []dogPeak
 	for _, p := range ps {
 		if p.v < rel*ps[0].v {
 			break
 		}
+		px, py := p.i%faceN, p.i/faceN
 		ok := true
 		for _, q := range acc {
-			if math.Hypot(float64(p.x-q.x), float64(p.y-q.y)) < nms {
+			if math.Hypot(float64(px-q.i%faceN), float64(py-q.i/faceN)) < nms {
 				ok = false
 				break
 			}
@@ -78,11 +51,11 @@ func (s *faceScratch) sepPeaks(sigma, rel, nms float64) [][2]float64 {
 		var sw, sx, sy float64
 		for dy := -1; dy <= 1; dy++ {
 			for dx := -1; dx <= 1; dx++ {
-				w := s.dog[(p.y+dy)*faceN+p.x+dx] - 0.5*p.v
+				w := s.dog[(py+dy)*faceN+px+dx] - 0.5*p.v
 				if w > 0 {
 					sw += w
-					sx += w * (float64(p.x+dx) + 0.5)
-					sy += w * (float64(p.y+dy) + 0.5)
+					sx += w * (float64(px+dx) + 0.5)
+					sy += w * (float64(py+dy) + 0.5)
 				}
 			}
 		}
