@@ -612,7 +612,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 				rec: checkRec{off: r.lastPipOff, colSpread: r.lastColSpread}, small: &sv, pipBox: pipBoxIn(sv.pipBox, roi)}
 			if r.face.smallSil {
 				// How far the 2's pips turn from the outline's diagonal.
-				h.silTurn = math.Abs(math.Remainder(sv.c.angle+sv.rot-r.face.smallSilAngle, math.Pi/2))
+				h.silTurn = layoutTurn(sv, r.face.smallSilAngle)
 			} else {
 				h.silTurn = math.NaN()
 			}
