@@ -95,21 +95,10 @@ func TestPipMapDiag(t *testing.T) {
 				}
 			}
 			line := fmt.Sprintf("SEP %s %d t%d lv%d tv%d b%d | net %d %.2f %.2f / %d %.2f %.2f |", strings.TrimSuffix(name, ".jpg"), p[1], g.value, fv.lv, fv.tmpl, fv.blobs, nv, nm, nrej, sv, sm, srej)
-			for mi := 0; mi < 4; mi++ {
+			for mi := 0; mi < sepMaps; mi++ {
 				for _, sg := range []float64{1.2, 0.8} {
 					for _, rl := range []float64{0.25, 0.4} {
-						s.sample(fr, fv.c)
-						s.pipMap()
-						ok := true
-						switch mi {
-						case 1:
-							s.pipChromaMap()
-						case 2:
-							ok = s.pipRedMap()
-						case 3:
-							ok = s.pipColourMap()
-						}
-						if !ok {
+						if !s.sepMap(fr, fv.c, mi) {
 							line += " -"
 							continue
 						}

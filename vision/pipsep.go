@@ -95,19 +95,8 @@ func (s *faceScratch) sepLayout(c candidate, sigma, rel, nms float64) (int, floa
 // value of 3 or more: the maps then disagree on the face).
 func (s *faceScratch) sepMapVotes(fr bgrImage, c candidate) int {
 	var votes [7]int
-	for k := 0; k < 4; k++ {
-		s.sample(fr, c)
-		s.pipMap()
-		ok := true
-		switch k {
-		case 1:
-			s.pipChromaMap()
-		case 2:
-			ok = s.pipRedMap()
-		case 3:
-			ok = s.pipColourMap()
-		}
-		if !ok {
+	for k := 0; k < sepMaps; k++ {
+		if !s.sepMap(fr, c, k) {
 			continue
 		}
 		if lv, _, _ := s.sepLayout(c, sepSigma, sepRel, sepNMS); lv > 0 {
@@ -126,6 +115,27 @@ func (s *faceScratch) sepMapVotes(fr bgrImage, c candidate) int {
 		}
 	}
 	return v
+}
+
+// sepMaps is the number of pip maps sepMap makes.
+const sepMaps = 4
+
+// sepMap samples the candidate's rectangle and sets s.d to its pip map k
+// (0..sepMaps-1): the colour distance, the hue, the redness and the
+// change towards the pips' colour. It reports false where map k does
+// not apply (the redness on a reddish body).
+func (s *faceScratch) sepMap(fr bgrImage, c candidate, k int) bool {
+	s.sample(fr, c)
+	s.pipMap()
+	switch k {
+	case 1:
+		s.pipChromaMap()
+	case 2:
+		return s.pipRedMap()
+	case 3:
+		return s.pipColourMap()
+	}
+	return true
 }
 
 // The separated-pips look's settings: the pip blur, the least share of
