@@ -121,8 +121,8 @@ func (s *faceScratch) sepMapVotes(fr bgrImage, c candidate) int {
 const sepMaps = 4
 
 // sepMap samples the candidate's rectangle and sets s.d to its pip map k
-// (0..sepMaps-1): the colour distance, the hue, the redness and the
-// change towards the pips' colour. It reports false where map k does
+// (0..sepMaps-1, made in that order: see case 3): the colour distance,
+// the hue, the redness and the change towards the pips' colour. It reports false where map k does
 // not apply (the redness on a reddish body).
 func (s *faceScratch) sepMap(fr bgrImage, c candidate, k int) bool {
 	s.sample(fr, c)
@@ -133,6 +133,14 @@ func (s *faceScratch) sepMap(fr bgrImage, c candidate, k int) bool {
 	case 2:
 		return s.pipRedMap()
 	case 3:
+		// pipColourMap takes the pips' colour at the maxima of s.dog,
+		// which here still holds the sharper difference of blurs of the
+		// map before (sepPeaks on the redness, or on the hue where the
+		// redness does not apply), not the colour distance's as after
+		// blobs in the first look. Made as the first look does (blobs
+		// first), the look read one byler die fewer right and gave one
+		// wrong value (IMG_20191208_111919, a 4 read 5, with the shipped
+		// net); it is kept as measured.
 		return s.pipColourMap()
 	}
 	return true
