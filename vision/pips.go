@@ -1765,13 +1765,25 @@ func (s *faceScratch) dogMaxima() []dogPeak {
 // patch's edge band. Unlike thresholded blobs, pips of uneven contrast do
 // not fragment or merge.
 func (s *faceScratch) peaks() [][2]float64 {
-	ps := s.dogMaxima()
-	const nms = 4.5
-	s.kept = s.kept[:0]
+	s.kept = s.pickPeaks(s.dogMaxima(), pipPeakRel, 4.5, 2, s.kept[:0])
 	var out [][2]float64
+	for _, b := range s.kept {
+		out = append(out, [2]float64{b.x, b.y})
+	}
+	return out
+}
+
+// pickPeaks appends to kept, and returns, the maxima of ps (strongest
+// first, as dogMaxima gives them) at least rel of the strongest and nms
+// patch pixels or more from each stronger one taken, each centred on the
+// pixels within win of it (a square) above half its value, area their
+// count, and left out when that centre lies in the patch's edge band: at
+// most seven, as blobs (units of the patch side from its centre).
+func (s *faceScratch) pickPeaks(ps []dogPeak, rel, nms float64, win int, kept []pipBlob) []pipBlob {
 	var acc []dogPeak
+	n := 0
 	for _, p := range ps {
-		if p.v < pipPeakRel*ps[0].v {
+		if p.v < rel*ps[0].v {
 			break
 		}
 		px, py := p.i%faceN, p.i/faceN
@@ -1786,12 +1798,10 @@ func (s *faceScratch) peaks() [][2]float64 {
 			continue
 		}
 		acc = append(acc, p)
-		// Sub-pixel centre and size from the neighbourhood above half
-		// the peak.
 		var sw, sx, sy float64
 		area := 0
-		for dy := -2; dy <= 2; dy++ {
-			for dx := -2; dx <= 2; dx++ {
+		for dy := -win; dy <= win; dy++ {
+			for dx := -win; dx <= win; dx++ {
 				xx, yy := px+dx, py+dy
 				if xx < 0 || yy < 0 || xx >= faceN || yy >= faceN {
 					continue
@@ -1811,14 +1821,12 @@ func (s *faceScratch) peaks() [][2]float64 {
 		if cx < band || cy < band || cx > faceN-band || cy > faceN-band {
 			continue
 		}
-		b := pipBlob{cx/faceN - 0.5, cy/faceN - 0.5, area}
-		s.kept = append(s.kept, b)
-		out = append(out, [2]float64{b.x, b.y})
-		if len(out) > 6 {
+		kept = append(kept, pipBlob{cx/faceN - 0.5, cy/faceN - 0.5, area})
+		if n++; n > 6 {
 			break
 		}
 	}
-	return out
+	return kept
 }
 
 const pipPeakRel = 0.55

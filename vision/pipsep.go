@@ -1,9 +1,6 @@
 package vision
 
-import (
-	"image"
-	"math"
-)
+import "image"
 
 // sepPeaks finds pip centres on the pip map s.d (as set by one of the
 // map functions) as the local maxima of a sharper difference of blurs
@@ -24,50 +21,9 @@ func (s *faceScratch) sepPeaks(sigma, rel, nms float64) [][2]float64 {
 			s.dog[i] = s.g1[i] - s.g2[i]
 		}
 	}
-	ps := s.dogMaxima()
-	if len(ps) == 0 {
-		return nil
-	}
 	var out [][2]float64
-	var acc []dogPeak
-	for _, p := range ps {
-		if p.v < rel*ps[0].v {
-			break
-		}
-		px, py := p.i%faceN, p.i/faceN
-		ok := true
-		for _, q := range acc {
-			if math.Hypot(float64(px-q.i%faceN), float64(py-q.i/faceN)) < nms {
-				ok = false
-				break
-			}
-		}
-		if !ok {
-			continue
-		}
-		acc = append(acc, p)
-		// Sub-pixel centre from the 3x3 neighbourhood above half the
-		// peak.
-		var sw, sx, sy float64
-		for dy := -1; dy <= 1; dy++ {
-			for dx := -1; dx <= 1; dx++ {
-				w := s.dog[(py+dy)*faceN+px+dx] - 0.5*p.v
-				if w > 0 {
-					sw += w
-					sx += w * (float64(px+dx) + 0.5)
-					sy += w * (float64(py+dy) + 0.5)
-				}
-			}
-		}
-		cx, cy := sx/sw, sy/sw
-		const band = faceMargin + 1.5
-		if cx < band || cy < band || cx > faceN-band || cy > faceN-band {
-			continue
-		}
-		out = append(out, [2]float64{cx/faceN - 0.5, cy/faceN - 0.5})
-		if len(out) > 6 {
-			break
-		}
+	for _, b := range s.pickPeaks(s.dogMaxima(), rel, nms, 1, nil) {
+		out = append(out, [2]float64{b.x, b.y})
 	}
 	return out
 }
