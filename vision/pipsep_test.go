@@ -30,6 +30,7 @@ func TestSepLook(t *testing.T) {
 		{"IMG_20191209_095923.jpg", 1, 4},
 	}
 	read := bylerHeldOutRead(t)
+	defer func() { sepLookOff = false }()
 	for _, c := range cases {
 		if v := read(c.image, c.idx); v != c.value {
 			t.Errorf("%s die %d: read %d, want %d", c.image, c.idx, v, c.value)
