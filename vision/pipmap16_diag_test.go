@@ -3,7 +3,6 @@ package vision
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -27,7 +26,6 @@ func TestPipMapDiag(t *testing.T) {
 	ps := loadPhotoSet(t, "byler_d6")
 	r := NewReader(ReaderOptions{})
 	defer r.Close()
-	netOf := heldOutNets(t, ps.name, r)
 	const sc = 4
 	n := 0
 	var rows []gocv.Mat
@@ -52,16 +50,7 @@ func TestPipMapDiag(t *testing.T) {
 		sheet++
 	}
 	defer flush()
-	for _, name := range ps.images {
-		if netOf != nil {
-			r.net = netOf[name]
-		}
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-		dets, err := r.Read(img)
-		img.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+	readPhotos(t, ps, r, nil, func(_ int, name string, _ gocv.Mat, dets []Detection) {
 		pix, _ := r.frame.DataPtrUint8()
 		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
 		truth := ps.dice[name]
@@ -134,7 +123,7 @@ func TestPipMapDiag(t *testing.T) {
 				flush()
 			}
 		}
-	}
+	})
 }
 
 // pipDiagMaps returns the difference of blurs of several pip maps of the
