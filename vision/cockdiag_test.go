@@ -44,16 +44,8 @@ func stillLean(g scene.StillDie) string {
 // "-"): the nets' probability, Flat, Flatness, SizeRatio, EdgePx, box
 // width and height, value, true value, the face rectangle's sides.
 func TestCockDiag(t *testing.T) {
-	path := os.Getenv("DICEWATCH_COCK_DIAG")
-	if path == "" {
-		t.Skip("DICEWATCH_COCK_DIAG not set")
-	}
+	f := diagFile(t, "DICEWATCH_COCK_DIAG")
 	n := stillCount(t, 600)
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	w := bufio.NewWriter(f)
 	defer w.Flush()
 	type rect struct{ fw, fh, bx, by, ang float64 }
@@ -144,7 +136,7 @@ func TestCockDiag(t *testing.T) {
 		}
 		img.Close()
 	}
-	t.Logf("wrote %s", path)
+	t.Logf("wrote %s", f.Name())
 }
 
 // TestStillLean checks stillLean against the generator's placement on

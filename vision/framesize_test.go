@@ -1,7 +1,6 @@
 package vision
 
 import (
-	"image"
 	"path/filepath"
 	"testing"
 
@@ -103,42 +102,16 @@ func TestFrameSizeLookFivesOnly(t *testing.T) {
 // box of the pips its look counted (the first read's, which found no
 // value, may bound other marks or none).
 func TestFrameSizeLookPipBox(t *testing.T) {
-	ps := loadPhotoSet(t, "byler_d6")
-	type given struct {
-		cx, cy float64
-		pb     image.Rectangle
-	}
-	var gave []given
-	frameSizeTrace = func(d *Detection, fv faceValue) { gave = append(gave, given{d.CX, d.CY, fv.pipBox}) }
+	var gave []givenPipBox
+	frameSizeTrace = func(d *Detection, fv faceValue) { gave = append(gave, givenPipBox{d.CX, d.CY, fv.pipBox}) }
 	defer func() { frameSizeTrace = nil }()
 	r := NewReader(ReaderOptions{})
 	defer r.Close()
-	n := 0
+	var photos [][2]string
 	for _, name := range []string{"IMG_20191208_112025.jpg", "IMG_20191208_112205.jpg", "IMG_20191208_112332.jpg", "IMG_20191209_095749.jpg"} {
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-		if img.Empty() {
-			t.Fatalf("%s: cannot read", name)
-		}
-		gave = gave[:0]
-		dets, err := r.Read(img)
-		bounds := image.Rect(0, 0, img.Cols(), img.Rows())
-		img.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, g := range gave {
-			for _, d := range dets {
-				if d.CX != g.cx || d.CY != g.cy {
-					continue
-				}
-				n++
-				if want := g.pb.Intersect(bounds); g.pb.Empty() || d.PipBox != want {
-					t.Errorf("%s: %d at %.0f,%.0f: pip box %v, the look's %v", name, d.Value, d.CX, d.CY, d.PipBox, want)
-				}
-			}
-		}
+		photos = append(photos, [2]string{"byler_d6", name})
 	}
-	if n == 0 {
+	if checkGivenPipBoxes(t, r, photos, &gave) == 0 {
 		t.Fatal("frameSizeLook gave no value on these photos")
 	}
 }

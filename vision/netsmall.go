@@ -95,7 +95,7 @@ func (r *Reader) netSmallLook(fr bgrImage, dets []Detection, roi image.Rectangle
 	for i := range dets {
 		d := &dets[i]
 		ur, found := r.unreadReads[[2]float64{d.CX, d.CY}]
-		if !found || d.Value != 0 || !d.Flat || ur.fv.c.weak || !(d.SizeRatio < smallMaxSizeRatio) {
+		if !found || !d.laterMay() || !d.Flat || ur.fv.c.weak || !(d.SizeRatio < smallMaxSizeRatio) {
 			continue
 		}
 		edge, sized := r.edgeAt(d, med, ok)

@@ -3,7 +3,6 @@ package vision
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -27,7 +26,6 @@ func TestPipMapDiag(t *testing.T) {
 	ps := loadPhotoSet(t, "byler_d6")
 	r := NewReader(ReaderOptions{})
 	defer r.Close()
-	netOf := heldOutNets(t, ps.name, r)
 	const sc = 4
 	n := 0
 	var rows []gocv.Mat
@@ -52,16 +50,7 @@ func TestPipMapDiag(t *testing.T) {
 		sheet++
 	}
 	defer flush()
-	for _, name := range ps.images {
-		if netOf != nil {
-			r.net = netOf[name]
-		}
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-		dets, err := r.Read(img)
-		img.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+	readPhotos(t, ps, r, nil, func(_ int, name string, _ gocv.Mat, dets []Detection) {
 		pix, _ := r.frame.DataPtrUint8()
 		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
 		truth := ps.dice[name]
@@ -95,21 +84,10 @@ func TestPipMapDiag(t *testing.T) {
 				}
 			}
 			line := fmt.Sprintf("SEP %s %d t%d lv%d tv%d b%d | net %d %.2f %.2f / %d %.2f %.2f |", strings.TrimSuffix(name, ".jpg"), p[1], g.value, fv.lv, fv.tmpl, fv.blobs, nv, nm, nrej, sv, sm, srej)
-			for mi := 0; mi < 4; mi++ {
+			for mi := 0; mi < sepMaps; mi++ {
 				for _, sg := range []float64{1.2, 0.8} {
 					for _, rl := range []float64{0.25, 0.4} {
-						s.sample(fr, fv.c)
-						s.pipMap()
-						ok := true
-						switch mi {
-						case 1:
-							s.pipChromaMap()
-						case 2:
-							ok = s.pipRedMap()
-						case 3:
-							ok = s.pipColourMap()
-						}
-						if !ok {
+						if !s.sepMap(fr, fv.c, mi) {
 							line += " -"
 							continue
 						}
@@ -145,7 +123,7 @@ func TestPipMapDiag(t *testing.T) {
 				flush()
 			}
 		}
-	}
+	})
 }
 
 // pipDiagMaps returns the difference of blurs of several pip maps of the

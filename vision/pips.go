@@ -1717,17 +1717,18 @@ func (s *faceScratch) pipBox(c candidate, kept []pipBlob) image.Rectangle {
 	return image.Rect(int(math.Floor(x0)), int(math.Floor(y0)), int(math.Ceil(x1)), int(math.Ceil(y1)))
 }
 
-// peaks returns the pip centres as the local maxima of the pip map's
-// difference of blurs: at most one per pip-sized neighbourhood, at least
-// pipPeakRel of the strongest and above pipMinContrast, away from the
-// patch's edge band. Unlike thresholded blobs, pips of uneven contrast do
-// not fragment or merge.
-func (s *faceScratch) peaks() [][2]float64 {
-	type pk struct {
-		i int
-		v float64
-	}
-	var ps []pk
+// dogPeak is a local maximum of the pip map's difference of blurs: its
+// index in the patch and its value.
+type dogPeak struct {
+	i int
+	v float64
+}
+
+// dogMaxima returns the local maxima of s.dog above pipMinContrast (of two
+// equal neighbours the first in the patch), inside the patch's edge band
+// and a pixel more, strongest first.
+func (s *faceScratch) dogMaxima() []dogPeak {
+	var ps []dogPeak
 	lo, hi := faceMargin+1, faceN-faceMargin-1
 	for y := lo; y < hi; y++ {
 		for x := lo; x < hi; x++ {
@@ -1750,17 +1751,39 @@ func (s *faceScratch) peaks() [][2]float64 {
 				}
 			}
 			if isMax {
-				ps = append(ps, pk{i, v})
+				ps = append(ps, dogPeak{i, v})
 			}
 		}
 	}
 	sort.Slice(ps, func(a, b int) bool { return ps[a].v > ps[b].v })
-	const nms = 4.5
-	s.kept = s.kept[:0]
+	return ps
+}
+
+// peaks returns the pip centres as the local maxima of the pip map's
+// difference of blurs: at most one per pip-sized neighbourhood, at least
+// pipPeakRel of the strongest and above pipMinContrast, away from the
+// patch's edge band. Unlike thresholded blobs, pips of uneven contrast do
+// not fragment or merge.
+func (s *faceScratch) peaks() [][2]float64 {
+	s.kept = s.pickPeaks(s.dogMaxima(), pipPeakRel, 4.5, 2, s.kept[:0])
 	var out [][2]float64
-	var acc []pk
+	for _, b := range s.kept {
+		out = append(out, [2]float64{b.x, b.y})
+	}
+	return out
+}
+
+// pickPeaks appends to kept, and returns, the maxima of ps (strongest
+// first, as dogMaxima gives them) at least rel of the strongest and nms
+// patch pixels or more from each stronger one taken, each centred on the
+// pixels within win of it (a square) above half its value, area their
+// count, and left out when that centre lies in the patch's edge band: at
+// most seven, as blobs (units of the patch side from its centre).
+func (s *faceScratch) pickPeaks(ps []dogPeak, rel, nms float64, win int, kept []pipBlob) []pipBlob {
+	var acc []dogPeak
+	n := 0
 	for _, p := range ps {
-		if p.v < pipPeakRel*ps[0].v {
+		if p.v < rel*ps[0].v {
 			break
 		}
 		px, py := p.i%faceN, p.i/faceN
@@ -1775,12 +1798,10 @@ func (s *faceScratch) peaks() [][2]float64 {
 			continue
 		}
 		acc = append(acc, p)
-		// Sub-pixel centre and size from the neighbourhood above half
-		// the peak.
 		var sw, sx, sy float64
 		area := 0
-		for dy := -2; dy <= 2; dy++ {
-			for dx := -2; dx <= 2; dx++ {
+		for dy := -win; dy <= win; dy++ {
+			for dx := -win; dx <= win; dx++ {
 				xx, yy := px+dx, py+dy
 				if xx < 0 || yy < 0 || xx >= faceN || yy >= faceN {
 					continue
@@ -1800,14 +1821,12 @@ func (s *faceScratch) peaks() [][2]float64 {
 		if cx < band || cy < band || cx > faceN-band || cy > faceN-band {
 			continue
 		}
-		b := pipBlob{cx/faceN - 0.5, cy/faceN - 0.5, area}
-		s.kept = append(s.kept, b)
-		out = append(out, [2]float64{b.x, b.y})
-		if len(out) > 6 {
+		kept = append(kept, pipBlob{cx/faceN - 0.5, cy/faceN - 0.5, area})
+		if n++; n > 6 {
 			break
 		}
 	}
-	return out
+	return kept
 }
 
 const pipPeakRel = 0.55

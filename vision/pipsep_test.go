@@ -29,21 +29,8 @@ func TestSepLook(t *testing.T) {
 		// A shrunk face.
 		{"IMG_20191209_095923.jpg", 1, 4},
 	}
-	ps := loadPhotoSet(t, "byler_d6")
-	r := NewReader(ReaderOptions{})
-	defer r.Close()
-	netOf := heldOutNets(t, ps.name, r)
-	if netOf == nil {
-		t.Skip("no face net")
-	}
-	read := func(name string, idx int) int {
-		r.net = netOf[name]
-		v := readPhotoDieWith(t, r, ps, name, idx)
-		if v < 0 {
-			t.Fatalf("%s: label %d not detected", name, idx)
-		}
-		return v
-	}
+	read := bylerHeldOutRead(t)
+	defer func() { sepLookOff = false }()
 	for _, c := range cases {
 		if v := read(c.image, c.idx); v != c.value {
 			t.Errorf("%s die %d: read %d, want %d", c.image, c.idx, v, c.value)

@@ -87,7 +87,7 @@ func (r *Reader) readAway(fr bgrImage, roi image.Rectangle, ocx, ocy float64, ou
 		// A die whose layout the check found small for it and for its
 		// pips (pipsRow) stays unread: a face placed off its centre
 		// reads a part of that face again.
-		if lk.det < 0 || out[lk.det].Value != 0 || out[lk.det].pipsRow {
+		if lk.det < 0 || !out[lk.det].laterMay() {
 			continue
 		}
 		c := lk.c

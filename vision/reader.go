@@ -612,7 +612,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 				rec: checkRec{off: r.lastPipOff, colSpread: r.lastColSpread}, small: &sv, pipBox: pipBoxIn(sv.pipBox, roi)}
 			if r.face.smallSil {
 				// How far the 2's pips turn from the outline's diagonal.
-				h.silTurn = math.Abs(math.Remainder(sv.c.angle+sv.rot-r.face.smallSilAngle, math.Pi/2))
+				h.silTurn = layoutTurn(sv, r.face.smallSilAngle)
 			} else {
 				h.silTurn = math.NaN()
 			}
@@ -872,7 +872,7 @@ func (r *Reader) frameSizeLook(fr bgrImage, dets []Detection, roi image.Rectangl
 	for i := range dets {
 		d := &dets[i]
 		cs, ok := r.unreadFaces[[2]float64{d.CX, d.CY}]
-		if !ok || d.Value != 0 || !d.Flat {
+		if !ok || !d.laterMay() || !d.Flat {
 			continue
 		}
 		held, isHeld := r.held[[2]float64{d.CX, d.CY}]
@@ -913,7 +913,7 @@ func (r *Reader) frameSizeLook(fr bgrImage, dets []Detection, roi image.Rectangl
 // become the look's, and the check's measures are kept for the frame's
 // later checks as a weak cue's. It reports whether it gave the value.
 func (r *Reader) giveLater(fr bgrImage, d *Detection, fv faceValue, roi image.Rectangle) bool {
-	if d.pipsRow {
+	if !d.laterMay() {
 		return false
 	}
 	nd := *d
@@ -928,6 +928,14 @@ func (r *Reader) giveLater(fr bgrImage, d *Detection, fv faceValue, roi image.Re
 	d.keepChecked(nd)
 	r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: r.lastPipOff, colSpread: r.lastColSpread, weakCue: true}
 	return true
+}
+
+// laterMay reports whether a look after the first reads may give d a
+// value: d is unread and the check did not mark it (pipsRow: a layout
+// small for the die and for its pips is a part of its face, and so is
+// what a later look reads there).
+func (d *Detection) laterMay() bool {
+	return d.Value == 0 && !d.pipsRow
 }
 
 // keepChecked takes from nd, the copy of d a later look's value was

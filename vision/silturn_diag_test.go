@@ -3,7 +3,6 @@ package vision
 import (
 	"fmt"
 	"math"
-	"os"
 	"testing"
 
 	"github.com/dicewatch/dicewatch/vision/scene"
@@ -15,15 +14,7 @@ import (
 // implies turns from the die's outline, to the file DICEWATCH_SILTURN_PROBE
 // (tab-separated). It is a tuning tool: skipped without that variable.
 func TestStillSilTurnProbe(t *testing.T) {
-	path := os.Getenv("DICEWATCH_SILTURN_PROBE")
-	if path == "" {
-		t.Skip("DICEWATCH_SILTURN_PROBE not set")
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := diagFile(t, "DICEWATCH_SILTURN_PROBE")
 	fmt.Fprintln(f, "seed\tdie\tgroup\ttilt\ttruth\tvalue\tconf\tlv\ttmpl\tblobs\tsilOK\tturn\tfaceRel\tlatRel")
 	type rec struct {
 		fv    faceValue

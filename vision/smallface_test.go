@@ -31,6 +31,30 @@ func readPhotoDieWith(t *testing.T, r *Reader, ps photoSet, name string, idx int
 	return -1
 }
 
+// bylerHeldOutRead returns a function that reads one byler_d6 die (the
+// label's row idx in the image) as TestAccuracyPhotos does, each image
+// with the fold net that never saw it, and fails the test when the die
+// is not detected. It skips the test without a face net.
+func bylerHeldOutRead(t *testing.T) func(name string, idx int) int {
+	t.Helper()
+	ps := loadPhotoSet(t, "byler_d6")
+	r := NewReader(ReaderOptions{})
+	t.Cleanup(func() { r.Close() })
+	netOf := heldOutNets(t, ps.name, r)
+	if netOf == nil {
+		t.Skip("no face net")
+	}
+	return func(name string, idx int) int {
+		t.Helper()
+		r.net = netOf[name]
+		v := readPhotoDieWith(t, r, ps, name, idx)
+		if v < 0 {
+			t.Fatalf("%s: label %d not detected", name, idx)
+		}
+		return v
+	}
+}
+
 // TestSmallPhotos: byler_d6 dice whose 1 or 2 only a later look reads,
 // on a whole face with nothing around it, are given that value (and are
 // unread without the rule).

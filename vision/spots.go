@@ -286,7 +286,7 @@ func (r *Reader) spotLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 	for i := range dets {
 		d := &dets[i]
 		cs, ok := r.unreadFaces[[2]float64{d.CX, d.CY}]
-		if !ok || d.Value != 0 || !d.Flat || d.pipsRow || r.unreadReads[[2]float64{d.CX, d.CY}].heldShrunk {
+		if !ok || !d.laterMay() || !d.Flat || r.unreadReads[[2]float64{d.CX, d.CY}].heldShrunk {
 			continue
 		}
 		face := cs[0]

@@ -272,7 +272,13 @@ func layoutSilTurn(fv faceValue) float64 {
 	if fv.silEdge <= 0 || fv.value < 2 || fv.lv != fv.value {
 		return 0
 	}
-	return math.Abs(math.Remainder(fv.c.angle+fv.rot-fv.silAngle, math.Pi/2))
+	return layoutTurn(fv, fv.silAngle)
+}
+
+// layoutTurn is how far (radians, 0..pi/4) the face fv's layout implies
+// turns from an outline turned silAngle.
+func layoutTurn(fv faceValue, silAngle float64) float64 {
+	return math.Abs(math.Remainder(fv.c.angle+fv.rot-silAngle, math.Pi/2))
 }
 
 // latOffOff (tests) leaves out the read's own layout offset where the
