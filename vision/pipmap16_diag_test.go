@@ -53,19 +53,13 @@ func TestPipMapDiag(t *testing.T) {
 	readPhotos(t, ps, r, nil, func(_ int, name string, _ gocv.Mat, dets []Detection) {
 		pix, _ := r.frame.DataPtrUint8()
 		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
-		truth := ps.dice[name]
-		for _, p := range matchBoxes(truth, dets, false) {
-			g, d := truth[p[0]], dets[p[1]]
-			if d.Value != 0 {
-				continue
-			}
-			ur, found := r.unreadReads[[2]float64{d.CX, d.CY}]
+		forUnreadMatched(r, ps.dice[name], dets, func(p [2]int, g gtDie, d Detection, ur unreadRead, found bool) {
 			if !found || !d.Flat || ur.shrunk {
-				continue
+				return
 			}
 			fv := ur.fv
 			if os.Getenv("DICEWATCH_PIPMAP_ALL") == "" && !(fv.lv == 0 || fv.lv != fv.tmpl) {
-				continue
+				return
 			}
 			s := &r.face
 			nv, nm, sv, sm := 0, 0.0, 0, 0.0
@@ -122,7 +116,7 @@ func TestPipMapDiag(t *testing.T) {
 			if len(rows) == 8 {
 				flush()
 			}
-		}
+		})
 	})
 }
 

@@ -30,13 +30,7 @@ func TestUnreadGates(t *testing.T) {
 		pix, _ := r.frame.DataPtrUint8()
 		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
 		med, medOK := readEdgeMedian(dets)
-		truth := ps.dice[name]
-		for _, p := range matchBoxes(truth, dets, false) {
-			g, d := truth[p[0]], dets[p[1]]
-			if d.Value != 0 {
-				continue
-			}
-			ur, found := r.unreadReads[[2]float64{d.CX, d.CY}]
+		forUnreadMatched(r, ps.dice[name], dets, func(p [2]int, g gtDie, d Detection, ur unreadRead, found bool) {
 			fv := ur.fv
 			gate := ""
 			switch {
@@ -159,7 +153,7 @@ func TestUnreadGates(t *testing.T) {
 				name, p[0], half, g.value, gate, d.Flat, d.cockP, d.Flatness, d.SizeRatio, d.keepNotFlat, ur.shrunk, ur.heldShrunk,
 				fv.value, fv.conf, fv.lv, fv.tmpl, fv.blobs, fv.lscore, fv.nccScore, fv.sq, fv.junk, ur.small.value,
 				nv, nm, nrej, sv, sm, srej, ok, verdict, spots)
-		}
+		})
 	})
 	var ks []string
 	for k := range gates {
@@ -168,5 +162,20 @@ func TestUnreadGates(t *testing.T) {
 	sort.Slice(ks, func(i, j int) bool { return gates[ks[i]] > gates[ks[j]] })
 	for _, k := range ks {
 		t.Logf("gate %-24s %3d  net right on rect %d", k, gates[k], netRight[k])
+	}
+}
+
+// forUnreadMatched calls fn for each die of a read photo that is matched
+// to a label (by its top-face box) and left unread, with the label's
+// and the detection's indices, the label, the detection and the unread
+// read the reader kept for it (found false: none).
+func forUnreadMatched(r *Reader, truth []gtDie, dets []Detection, fn func(p [2]int, g gtDie, d Detection, ur unreadRead, found bool)) {
+	for _, p := range matchBoxes(truth, dets, false) {
+		d := dets[p[1]]
+		if d.Value != 0 {
+			continue
+		}
+		ur, found := r.unreadReads[[2]float64{d.CX, d.CY}]
+		fn(p, truth[p[0]], d, ur, found)
 	}
 }
