@@ -10,8 +10,18 @@ PACKAGES=(libopencv-dev libjpeg-dev mosquitto mosquitto-clients pkg-config)
 say() { printf 'setup: %s\n' "$*" >&2; }
 
 if ! command -v go >/dev/null 2>&1; then
-	say "Go is not installed (or not on PATH). Install Go 1.24 or later from https://go.dev/dl/ and add it to PATH."
+	say "Go is not installed (or not on PATH). Install Go 1.25 or later from https://go.dev/dl/ and add it to PATH."
 	exit 1
+fi
+# go.mod asks for 1.25; an older toolchain would otherwise fail later with
+# a message about go.mod rather than about Go.
+gover=$(go env GOVERSION 2>/dev/null | sed -n 's/^go\([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+if [ -n "$gover" ]; then
+	read -r gomaj gomin <<<"$gover"
+	if [ "$gomaj" -lt 1 ] || { [ "$gomaj" -eq 1 ] && [ "$gomin" -lt 25 ]; }; then
+		say "Go $(go env GOVERSION) is too old: dicewatch needs Go 1.25 or later (https://go.dev/dl/)."
+		exit 1
+	fi
 fi
 
 missing=()
