@@ -9,61 +9,8 @@ import (
 
 	"github.com/dicewatch/dicewatch/vision"
 	"github.com/dicewatch/dicewatch/vision/scene"
-	"github.com/dicewatch/dicewatch/vision/source"
+	"github.com/dicewatch/dicewatch/vision/source/sourcetest"
 )
-
-// segmentCamera is a scripted live camera made of a generated session's
-// frames: each open plays the next run of frames, then the connection
-// drops (source.ErrUnplugged); after the last run the stream ends.
-type segmentCamera struct {
-	sess *scene.Session
-	runs [][]int // session frame indices of each connection
-	next int
-}
-
-func (c *segmentCamera) open(string, source.Options) (source.Source, error) {
-	if c.next >= len(c.runs) {
-		return &segmentRun{c: c, end: true}, nil
-	}
-	r := &segmentRun{c: c, frames: c.runs[c.next]}
-	c.next++
-	return r, nil
-}
-
-type segmentRun struct {
-	c      *segmentCamera
-	frames []int
-	i      int
-	end    bool
-}
-
-func (r *segmentRun) Read(dst *gocv.Mat) (source.Frame, error) {
-	if r.end {
-		return source.Frame{}, source.ErrEndOfStream
-	}
-	if r.i >= len(r.frames) {
-		return source.Frame{}, fmt.Errorf("segment camera: %w", source.ErrUnplugged)
-	}
-	k := r.frames[r.i]
-	if _, err := r.c.sess.Render(k, dst); err != nil {
-		return source.Frame{}, err
-	}
-	cam := r.c.sess.Camera()
-	// A live source stamps frames from its own open.
-	f := source.Frame{Index: r.i, AtMS: cam.FrameMS(k) - cam.FrameMS(r.frames[0]), Width: dst.Cols(), Height: dst.Rows()}
-	r.i++
-	return f, nil
-}
-
-func (r *segmentRun) Close() error { return nil }
-
-func frameRange(from, to int) []int {
-	var out []int
-	for k := from; k <= to; k++ {
-		out = append(out, k)
-	}
-	return out
-}
 
 // recoveryRun plays runs of a session's frames through the pipeline, the
 // camera dropping between runs, and counts what vision reported after the
@@ -76,11 +23,12 @@ type recoveryRun struct {
 
 func runRecovery(t *testing.T, sess *scene.Session, runs [][]int) recoveryRun {
 	t.Helper()
-	c := &segmentCamera{sess: sess, runs: runs}
+	c := &sourcetest.Runs{Runs: runs, FrameMS: sess.Camera().FrameMS,
+		Render: func(k int, dst *gocv.Mat) error { _, err := sess.Render(k, dst); return err }}
 	var out recoveryRun
 	recovered, after := 0, 0
 	err := vision.RunPipeline(context.Background(), vision.PipelineConfig{
-		Source: "scripted", OpenSource: c.open, Calibration: sess.Calibration(), SettleMS: 300,
+		Source: "scripted", OpenSource: c.Open, Calibration: sess.Calibration(), SettleMS: 300,
 		ExitAtEOF: true,
 	}, func(ev vision.Event) {
 		if ev.Fault != nil && ev.Fault.Recovered {
@@ -147,8 +95,8 @@ func TestPipelineThrowRightAfterRecovery(t *testing.T) {
 			}
 			t.Run(fmt.Sprintf("lost_%s/back_%dms_before", cut.name, cam.FrameMS(lead)), func(t *testing.T) {
 				r := runRecovery(t, sess, [][]int{
-					frameRange(0, cut.last),
-					frameRange(second.StartFrame-lead, second.AtRestFrame+20),
+					sourcetest.FrameRange(0, cut.last),
+					sourcetest.FrameRange(second.StartFrame-lead, second.AtRestFrame+20),
 				})
 				switch {
 				case cut.name == "rested" && r.starts == 1 && r.rests == 1:
@@ -180,8 +128,8 @@ func TestPipelineThrowRightAfterRecovery(t *testing.T) {
 	for _, back := range []int{stickFrame - 4, stickFrame + 3, stickFrame + 9, stickFrame + 15, stickFrame + 18, first.EndFrame - 3} {
 		t.Run(fmt.Sprintf("lost_rested/back_at_frame_%d_stick_at_%d", back, stickFrame), func(t *testing.T) {
 			r := runRecovery(t, sess, [][]int{
-				frameRange(0, first.AtRestFrame+20),
-				frameRange(back, first.EndFrame+5),
+				sourcetest.FrameRange(0, first.AtRestFrame+20),
+				sourcetest.FrameRange(back, first.EndFrame+5),
 			})
 			if back == first.EndFrame-3 {
 				// The stick is out of view and the dice it pushes are

@@ -244,7 +244,8 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 	g.Go(func() error {
 		defer close(visionDone)
 		return vision.RunPipeline(gctx, vision.PipelineConfig{
-			Source: cfg.Camera.Source, SourceOptions: srcOpts, Calibration: cal, Current: watcher.Current,
+			Source: cfg.Camera.Source, SourceOptions: srcOpts, OpenSource: f.openSource,
+			Calibration: cal, Current: watcher.Current,
 			SettleMS: int64(cfg.Vision.SettleMS), DiePx: cfg.Vision.DiePx,
 			ExitAtEOF: f.exitAtEOF, Log: log.With("component", "vision"),
 			Snapshots: true, Heartbeat: wd.Pet, Loop: f.loop, Clip: clipTap,
