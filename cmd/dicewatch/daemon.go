@@ -387,6 +387,11 @@ func reloadOnHUP(ctx context.Context, w *calibration.Watcher, tbl *table, j *jou
 			tbl.setCalibrationHash(c.Hash())
 		}
 		if _, err := j.Append("event", time.Now().UTC(), body); err != nil {
+			if errors.Is(err, journal.ErrNotWritten) {
+				// A full disk: the reload stands, its record is lost.
+				log.Error("calibration event not journalled", "err", err)
+				continue
+			}
 			return fmt.Errorf("journal calibration event: %w", err)
 		}
 		pub.Notify()
@@ -545,6 +550,9 @@ func tableLoop(ctx context.Context, t *table, frames <-chan vision.Event, vision
 				if err := t.tick(lastMS + 1<<40); err != nil {
 					return err
 				}
+			}
+			if err := t.reportJournalFault(true); err != nil {
+				return err
 			}
 			return errEOF
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -91,6 +92,83 @@ type table struct {
 	// (rest) from that frame to the broker's acknowledgement.
 	latency *latencyLog
 	rest    restFrame
+	// jfault is the journal fault while records cannot be written (nil
+	// when there is none to report).
+	jfault *journalFault
+}
+
+// journalFault gathers the records the journal could not take (a full
+// disk). They are lost: a decision that is not journalled is never
+// published. The fault itself is journalled, raised with what was lost and
+// then cleared, as soon as the journal takes a record again.
+type journalFault struct {
+	since   time.Time
+	count   int
+	lost    []string // what was lost, oldest first (the first 20)
+	err     string   // the first write error
+	lastTry time.Time
+}
+
+// notWritten reports whether err is the journal refusing one record (a
+// full disk) while staying usable; any other error stops the table.
+func notWritten(err error) bool { return errors.Is(err, journal.ErrNotWritten) }
+
+// lost notes a record the journal could not take.
+func (t *table) lost(kind, what string, err error) {
+	t.log.Error("not journalled: lost, not published", "kind", kind, "what", what, "err", err)
+	if t.metrics != nil {
+		t.metrics.JournalNotWritten.With(kind).Inc()
+	}
+	if t.health != nil {
+		t.health.Fault(ops.ComponentJournal, clip400(err.Error()))
+	}
+	f := t.jfault
+	if f == nil {
+		f = &journalFault{since: t.now(), err: err.Error()}
+		t.jfault = f
+	}
+	f.count++
+	if len(f.lost) < 20 {
+		f.lost = append(f.lost, what)
+	}
+}
+
+// reportJournalFault journals the pending journal fault (raised, then
+// cleared) once the journal takes records again. The clock tries at most
+// once a second; a record about to be journalled tries first (force), so
+// the fault comes before it.
+func (t *table) reportJournalFault(force bool) error {
+	f := t.jfault
+	if f == nil || !force && time.Since(f.lastTry) < time.Second {
+		return nil
+	}
+	f.lastTry = time.Now()
+	detail := clip400(fmt.Sprintf("%d records not journalled (lost, never published) since %s: %s; %s",
+		f.count, f.since.Format(time.RFC3339Nano), strings.Join(f.lost, ", "), f.err))
+	raised := map[string]any{"event": "fault", "what": "journal", "state": "raised", "detail": detail}
+	if _, err := t.j.Append("event", t.now(), raised); err != nil {
+		if notWritten(err) {
+			return nil // still full: try again later
+		}
+		return fmt.Errorf("journal fault event: %w", err)
+	}
+	t.jfault = nil
+	if t.health != nil {
+		t.health.OK(ops.ComponentJournal)
+	}
+	t.log.Info("journal writes again; fault journalled", "lost", f.count)
+	cleared := map[string]any{"event": "fault", "what": "journal", "state": "cleared"}
+	if _, err := t.j.Append("event", t.now(), cleared); err != nil {
+		if notWritten(err) {
+			// Raised is out; the clear goes with the next loss's report.
+			return nil
+		}
+		return fmt.Errorf("journal fault event: %w", err)
+	}
+	if t.notify != nil {
+		t.notify()
+	}
+	return nil
 }
 
 func (t *table) setCalibrationHash(h string) { t.calHash.Store(h) }
@@ -229,6 +307,10 @@ func (t *table) snapshot(ev vision.Event) error {
 		rec := t.lastRec
 		t.lastRec = journal.Record{}
 		if _, err := t.j.Append("snapshot", t.now(), mqtt.NewSnapshot(rec, ev.Snapshot, ev.Frame.Width, ev.Frame.Height)); err != nil {
+			if notWritten(err) {
+				t.lost("snapshot", "snapshot of "+rec.ID, err)
+				return nil
+			}
 			return fmt.Errorf("journal snapshot: %w", err)
 		}
 		if t.notify != nil {
@@ -242,7 +324,14 @@ func (t *table) snapshot(ev vision.Event) error {
 
 // event journals an event record.
 func (t *table) event(body map[string]any) error {
+	if err := t.reportJournalFault(true); err != nil {
+		return err
+	}
 	if _, err := t.j.Append("event", t.now(), body); err != nil {
+		if notWritten(err) {
+			t.lost("event", fmt.Sprintf("event %v %v %v", body["event"], body["what"], body["state"]), err)
+			return nil
+		}
 		return fmt.Errorf("journal event: %w", err)
 	}
 	if t.notify != nil {
@@ -282,6 +371,9 @@ func (t *table) sensor(e sensors.Event) error {
 }
 
 func (t *table) tick(ms int64) error {
+	if err := t.reportJournalFault(false); err != nil {
+		return err
+	}
 	return t.decideAll(t.tr.Tick(ms))
 }
 
@@ -344,8 +436,18 @@ func (t *table) decide(th rules.Throw) error {
 	if d.Verdict == rules.Valid {
 		kind = "roll"
 	}
+	if err := t.reportJournalFault(true); err != nil {
+		return err
+	}
 	rec, err := t.j.AppendNoWait(kind, t.now(), body)
 	if err != nil {
+		if notWritten(err) {
+			// Never told to anyone: lost. It shows in the journal fault.
+			t.lost(kind, fmt.Sprintf("%s %s at_rest_ms %d", kind, describeDecision(d), th.AtRestMS), err)
+			t.rest, t.pendingSnap = restFrame{}, nil
+			t.lastRec, t.lastRecRestMS = journal.Record{}, 0
+			return nil
+		}
 		return fmt.Errorf("journal %s: %w", kind, err)
 	}
 	// The decision alone is made durable first, so the publisher can send
@@ -371,10 +473,14 @@ func (t *table) decide(th rules.Throw) error {
 	t.lastRec, t.lastRecRestMS = journal.Record{}, 0
 	if len(t.pendingSnap) > 0 {
 		s, err := t.j.AppendNoWait("snapshot", t.now(), mqtt.NewSnapshot(rec, t.pendingSnap, t.snapW, t.snapH))
-		if err != nil {
+		switch {
+		case notWritten(err):
+			t.lost("snapshot", "snapshot of "+rec.ID, err)
+		case err != nil:
 			return fmt.Errorf("journal snapshot: %w", err)
+		default:
+			last = s.Seq
 		}
-		last = s.Seq
 		t.pendingSnap = nil
 	} else {
 		// Decided on the at-rest frame itself: its snapshot follows.
@@ -387,10 +493,15 @@ func (t *table) decide(th rules.Throw) error {
 		} else {
 			t.craps = next
 			st, err := t.j.AppendNoWait("state", t.now(), stateBody{Game: rules.Craps, CrapsReport: next.Report(t.decided, outcome, d)})
-			if err != nil {
+			switch {
+			case notWritten(err):
+				// The next state record carries the game on.
+				t.lost("state", "state after "+rec.ID, err)
+			case err != nil:
 				return fmt.Errorf("journal state: %w", err)
+			default:
+				last = st.Seq
 			}
-			last = st.Seq
 		}
 	}
 	if err := t.j.WaitDurable(last); err != nil {
