@@ -166,6 +166,7 @@ evidence:
 	var raisedAt, clearedAt, lastDecisionSeq uint64
 	var evidenceFault bool
 	var raisedDetail string
+	snaps := map[string]int{} // snapshots by decision id
 	for _, m := range msgs {
 		if m.Retained || strings.HasSuffix(m.Topic, "/status") {
 			continue // status has no seq
@@ -185,6 +186,15 @@ evidence:
 			decisions = append(decisions, d)
 			lastDecisionSeq = m.Seq
 			continue
+		}
+		if strings.HasSuffix(m.Topic, "/snapshot") {
+			var sn struct {
+				DecisionID string `json:"decision_id"`
+			}
+			if err := json.Unmarshal(m.Payload, &sn); err != nil {
+				t.Fatal(err)
+			}
+			snaps[sn.DecisionID]++
 		}
 		var ev struct{ Event, What, State, Detail string }
 		if strings.HasSuffix(m.Topic, "/event") && json.Unmarshal(m.Payload, &ev) == nil && ev.Event == "fault" {
@@ -208,6 +218,13 @@ evidence:
 	for i, want := range []int{0, 1, 3} {
 		if got := decisions[i].AtRestMS; got < tr[want].StartMS || got > tr[want].ClearMS {
 			t.Errorf("decision %d at rest at %d ms is not throw %d's (%d..%d ms)", i+1, got, want+1, tr[want].StartMS, tr[want].ClearMS)
+		}
+	}
+	// At most one snapshot per decision (TestLostDecisionKeepsItsSnapshot
+	// checks that a lost one is not given to the next decision).
+	for id, n := range snaps {
+		if n > 1 {
+			t.Errorf("decision %s has %d snapshots", id, n)
 		}
 	}
 	if raisedAt == 0 || clearedAt != raisedAt+1 {

@@ -83,6 +83,9 @@ type table struct {
 	// snapshot is journalled with its id when it comes.
 	lastRec       journal.Record
 	lastRecRestMS int64
+	// lostRestMS is the at-rest frame of a decision the journal could
+	// not take: its snapshot, when it comes, belongs to no record.
+	lostRestMS int64
 	// clips, when set, records a clip of each throw; clip is the open
 	// throw's, reserved when it opened; frameMS is the last frame's time.
 	clips   clipRecorder
@@ -303,6 +306,10 @@ func (t *table) snapshot(ev vision.Event) error {
 	if t.snap != nil {
 		t.snap.Set(ev.Snapshot, time.Now())
 	}
+	if t.lostRestMS != 0 && t.lostRestMS == ev.Frame.AtMS {
+		t.lostRestMS = 0
+		return nil
+	}
 	if t.lastRec.Seq != 0 && t.lastRecRestMS == ev.Frame.AtMS {
 		rec := t.lastRec
 		t.lastRec = journal.Record{}
@@ -444,6 +451,9 @@ func (t *table) decide(th rules.Throw) error {
 		if notWritten(err) {
 			// Never told to anyone: lost. It shows in the journal fault.
 			t.lost(kind, fmt.Sprintf("%s %s at_rest_ms %d", kind, describeDecision(d), th.AtRestMS), err)
+			if t.pendingSnap == nil {
+				t.lostRestMS = th.AtRestMS // its snapshot follows: drop it
+			}
 			t.rest, t.pendingSnap = restFrame{}, nil
 			t.lastRec, t.lastRecRestMS = journal.Record{}, 0
 			return nil
