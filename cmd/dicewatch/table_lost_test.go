@@ -12,9 +12,9 @@ import (
 	"github.com/dicewatch/dicewatch/journal"
 	"github.com/dicewatch/dicewatch/mqtt"
 	"github.com/dicewatch/dicewatch/rules"
-	"github.com/dicewatch/dicewatch/vision/source"
 	"github.com/dicewatch/dicewatch/tracker"
 	"github.com/dicewatch/dicewatch/vision"
+	"github.com/dicewatch/dicewatch/vision/source"
 )
 
 // fullJournal is an appender whose disk is full while full is set: every
