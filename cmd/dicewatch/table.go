@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -96,7 +97,9 @@ type table struct {
 	latency *latencyLog
 	rest    restFrame
 	// jfault is the journal fault while records cannot be written (nil
-	// when there is none to report).
+	// when there is none to report). Other goroutines (the disk check,
+	// the clip recorder) note their lost events in it too: jmu guards it.
+	jmu    sync.Mutex
 	jfault *journalFault
 }
 
@@ -116,7 +119,8 @@ type journalFault struct {
 // full disk) while staying usable; any other error stops the table.
 func notWritten(err error) bool { return errors.Is(err, journal.ErrNotWritten) }
 
-// lost notes a record the journal could not take.
+// lost notes a record the journal could not take. Any goroutine may call
+// it; the table loop reports the fault.
 func (t *table) lost(kind, what string, err error) {
 	t.log.Error("not journalled: lost, not published", "kind", kind, "what", what, "err", err)
 	if t.metrics != nil {
@@ -125,6 +129,8 @@ func (t *table) lost(kind, what string, err error) {
 	if t.health != nil {
 		t.health.Fault(ops.ComponentJournal, clip400(err.Error()))
 	}
+	t.jmu.Lock()
+	defer t.jmu.Unlock()
 	f := t.jfault
 	if f == nil {
 		f = &journalFault{since: t.now(), err: err.Error()}
@@ -141,13 +147,17 @@ func (t *table) lost(kind, what string, err error) {
 // once a second; a record about to be journalled tries first (force), so
 // the fault comes before it.
 func (t *table) reportJournalFault(force bool) error {
+	t.jmu.Lock()
 	f := t.jfault
 	if f == nil || !force && time.Since(f.lastTry) < time.Second {
+		t.jmu.Unlock()
 		return nil
 	}
 	f.lastTry = time.Now()
+	count, listed := f.count, len(f.lost)
 	detail := clip400(fmt.Sprintf("%d records not journalled (lost, never published) since %s: %s; %s",
 		f.count, f.since.Format(time.RFC3339Nano), strings.Join(f.lost, ", "), f.err))
+	t.jmu.Unlock()
 	raised := map[string]any{"event": "fault", "what": "journal", "state": "raised", "detail": detail}
 	if _, err := t.j.Append("event", t.now(), raised); err != nil {
 		if notWritten(err) {
@@ -155,11 +165,26 @@ func (t *table) reportJournalFault(force bool) error {
 		}
 		return fmt.Errorf("journal fault event: %w", err)
 	}
-	t.jfault = nil
+	if t.notify != nil {
+		t.notify()
+	}
+	t.jmu.Lock()
+	if f.count > count {
+		// More were lost (elsewhere) since the report was made: they go
+		// in the next one.
+		t.jfault = &journalFault{since: t.now(), count: f.count - count, lost: append([]string(nil), f.lost[listed:]...), err: f.err}
+	} else {
+		t.jfault = nil
+	}
+	again := t.jfault != nil
+	t.jmu.Unlock()
+	t.log.Info("journal writes again; fault journalled", "lost", count)
+	if again {
+		return nil
+	}
 	if t.health != nil {
 		t.health.OK(ops.ComponentJournal)
 	}
-	t.log.Info("journal writes again; fault journalled", "lost", f.count)
 	cleared := map[string]any{"event": "fault", "what": "journal", "state": "cleared"}
 	if _, err := t.j.Append("event", t.now(), cleared); err != nil {
 		if notWritten(err) {
