@@ -36,6 +36,10 @@ type Observation struct {
 	// Started is true on the frame vision saw a new throw begin (a first
 	// entry onto the empty table).
 	Started bool `json:"started,omitempty"`
+	// Resumed is true on the first frame after a camera outage: there is
+	// no frame before it to measure motion against, so it can show the
+	// table empty but never still.
+	Resumed bool `json:"resumed,omitempty"`
 }
 
 // Config tunes the tracker.
@@ -168,7 +172,7 @@ func (t *Tracker) StaffCall(c rules.StaffCallRecord) bool {
 // Frame takes one frame's observation and returns the throws it closed.
 func (t *Tracker) Frame(o Observation) []rules.Throw {
 	t.lastObs = o.AtMS
-	if len(t.unseen) > 0 && (o.Clear || !t.Busy() && !o.Motion && o.Present == 0 && len(o.Appeared) == 0 && len(o.Exits) == 0) {
+	if len(t.unseen) > 0 && !o.Resumed && (o.Clear || !t.Busy() && !o.Motion && o.Present == 0 && len(o.Appeared) == 0 && len(o.Exits) == 0) {
 		clear(t.unseen)
 	}
 	var out []rules.Throw

@@ -251,7 +251,8 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 			}
 			continue
 		}
-		if reopened && started {
+		resumed := reopened && started
+		if resumed {
 			offsetMS = lastMS + max(1, time.Since(lastWall).Milliseconds()) - f.AtMS
 			// What the motion tracker knew before the outage is stale.
 			mt.Resume()
@@ -279,6 +280,7 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 			frame.CopyTo(&bg)
 		}
 		obs := observe(r)
+		obs.Resumed = resumed
 		ev := Event{Obs: &obs, Frame: f, Delivered: t1}
 		// An edge is the calibration's: a new one starts a new ruler.
 		ruler.forCalibration(calNow())
