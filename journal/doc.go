@@ -28,10 +28,13 @@
 // record becomes visible (Reader, LastSeq, Changed, LastOfKind) only
 // after its sync, so everything published from the journal is on stable
 // storage first; a crash before the sync loses only records nobody saw.
-// A failed write or sync fails the journal for good (the sticky error is
-// returned by every later append, by WaitDurable and by Close): after a
-// failed fdatasync the kernel may have dropped the dirty pages, so
-// retrying could report records durable that are not. Close makes one last
+// A failed sync fails the journal for good (the sticky error is returned
+// by every later append, by WaitDurable and by Close): after a failed
+// fdatasync the kernel may have dropped the dirty pages, so retrying could
+// report records durable that are not. A failed write (a full disk) does
+// not: the partial frame is cut off, the append returns ErrNotWritten
+// with no seq taken, and a later append succeeds once there is room. Only
+// if the cut fails too is the journal failed for good. Close makes one last
 // sync of anything written; Open syncs the recovered tail of the newest
 // segment before treating it as durable, since a process killed between
 // write and sync leaves valid-looking frames in the page cache.

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -65,6 +66,11 @@ var (
 	// ErrCorrupt is returned when a record that is not the tail fails its
 	// checksum.
 	ErrCorrupt = errors.New("journal: corrupt record")
+	// ErrNotWritten: the record could not be written (a full disk), and
+	// the segment was cut back to where it was, so the journal is intact
+	// and a later append may succeed. The record got no seq; nothing may
+	// be told about it.
+	ErrNotWritten = errors.New("journal: record not written")
 )
 
 const (
@@ -316,9 +322,11 @@ func (j *Journal) createSegment(base uint64) (segment, error) {
 		return segment{}, fmt.Errorf("journal: new segment: %w", err)
 	}
 	if err := f.Close(); err != nil {
+		os.Remove(p) // so that the next roll can create it again
 		return segment{}, fmt.Errorf("journal: new segment: %w", err)
 	}
 	if err := syncDir(j.dir); err != nil {
+		os.Remove(p)
 		return segment{}, err
 	}
 	return segment{base: base, path: p}, nil
@@ -640,8 +648,22 @@ func (j *Journal) writeLocked(kind string, ts time.Time, raw json.RawMessage) (R
 		cur = &j.segs[len(j.segs)-1]
 	}
 	if _, err := j.active.Write(frame); err != nil {
-		j.failLocked(fmt.Errorf("journal: write: %w", err))
-		return Record{}, false, j.failed
+		// A write that fails (ENOSPC, EDQUOT) may have left part of the
+		// frame. Cut it off: what was written before is untouched, and
+		// the next record goes where this one would have. Only if that
+		// fails too is the tail unknown, and the journal failed for good.
+		// The file offset must go back too: the newest segment is not
+		// opened for appending, and a write past the end would leave a
+		// hole that ends the segment at the next Open.
+		terr := j.active.Truncate(cur.size)
+		if terr == nil {
+			_, terr = j.active.Seek(cur.size, io.SeekStart)
+		}
+		if terr != nil {
+			j.failLocked(fmt.Errorf("journal: write: %w (and cutting the partial record: %v)", err, terr))
+			return Record{}, false, j.failed
+		}
+		return Record{}, false, fmt.Errorf("%w: seq %d: %w", ErrNotWritten, j.next, err)
 	}
 	cur.size += int64(len(frame))
 	j.next++
@@ -659,11 +681,13 @@ func (j *Journal) rollLocked() error {
 	j.markDurableLocked(j.next-1, last.base, last.size)
 	s, err := j.createSegment(j.next)
 	if err != nil {
-		return err
+		// Nothing was written; the old segment stays active.
+		return fmt.Errorf("%w: %w", ErrNotWritten, err)
 	}
 	f, err := os.OpenFile(s.path, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
-		return fmt.Errorf("journal: %w", err)
+		os.Remove(s.path)
+		return fmt.Errorf("%w: %w", ErrNotWritten, err)
 	}
 	// The syncer may still be syncing the old file: it closes it after.
 	j.retired = append(j.retired, j.active)

@@ -36,6 +36,10 @@ type Observation struct {
 	// Started is true on the frame vision saw a new throw begin (a first
 	// entry onto the empty table).
 	Started bool `json:"started,omitempty"`
+	// Resumed is true on the first frame after a camera outage: there is
+	// no frame before it to measure motion against, so it can show the
+	// table empty but never still.
+	Resumed bool `json:"resumed,omitempty"`
 }
 
 // Config tunes the tracker.
@@ -143,8 +147,8 @@ func (t *Tracker) addFault(what string) {
 func (t *Tracker) Sensor(e sensors.Event) []rules.Throw {
 	t.inputs.Apply(e)
 	t.events = append(t.events, e)
-	if len(t.events) > 4096 {
-		t.events = append(t.events[:0], t.events[len(t.events)-2048:]...)
+	if len(t.events) > maxEvents {
+		t.events = trimEvents(t.events, maxEvents/2)
 	}
 	return t.Tick(e.AtMS)
 }
@@ -168,7 +172,7 @@ func (t *Tracker) StaffCall(c rules.StaffCallRecord) bool {
 // Frame takes one frame's observation and returns the throws it closed.
 func (t *Tracker) Frame(o Observation) []rules.Throw {
 	t.lastObs = o.AtMS
-	if len(t.unseen) > 0 && (o.Clear || !t.Busy() && !o.Motion && o.Present == 0 && len(o.Appeared) == 0 && len(o.Exits) == 0) {
+	if len(t.unseen) > 0 && !o.Resumed && (o.Clear || !t.Busy() && !o.Motion && o.Present == 0 && len(o.Appeared) == 0 && len(o.Exits) == 0) {
 		clear(t.unseen)
 	}
 	var out []rules.Throw
@@ -220,6 +224,63 @@ func (t *Tracker) Tick(nowMS int64) []rules.Throw {
 		return []rules.Throw{th}
 	}
 	return nil
+}
+
+// maxEvents bounds the sensor events kept between throws.
+const maxEvents = 4096
+
+// trimEvents cuts evs to about n events by dropping edges, oldest first,
+// of the inputs with the most of them: a flapping input gives up its own
+// history, never the one press or hit of another input in the same throw
+// (dropping the oldest events of all alike lost a no-roll button press
+// under a flapping rail beam, and the throw was decided valid). Fault
+// events are kept.
+func trimEvents(evs []sensors.Event, n int) []sensors.Event {
+	count := map[string]int{}
+	for _, e := range evs {
+		if e.Kind == sensors.KindEdge {
+			count[e.Name]++
+		}
+	}
+	excess := len(evs) - n
+	// The level L: every input keeps at most L edges, the lowest L that
+	// drops at least excess.
+	dropAt := func(l int) int {
+		d := 0
+		for _, c := range count {
+			d += max(0, c-l)
+		}
+		return d
+	}
+	lo, hi := 0, 0
+	for _, c := range count {
+		hi = max(hi, c)
+	}
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if dropAt(mid) >= excess {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	drop := map[string]int{}
+	for name, c := range count {
+		drop[name] = max(0, c-lo)
+	}
+	out := evs[:0]
+	for _, e := range evs {
+		if e.Kind == sensors.KindEdge && drop[e.Name] > 0 {
+			drop[e.Name]--
+			continue
+		}
+		out = append(out, e)
+	}
+	if len(out) > 2*n {
+		// Faults alone (never expected): bound memory, oldest first.
+		out = append(out[:0], out[len(out)-n:]...)
+	}
+	return out
 }
 
 func (t *Tracker) open(at int64) {

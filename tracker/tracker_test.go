@@ -163,6 +163,26 @@ func TestTrackerDecisions(t *testing.T) {
 			want: []rules.Decision{{Verdict: rules.Valid, Values: []int{3, 4}, Total: 7}},
 		},
 		{
+			name: "throw entering right after the first frame back, whose stillness was not measured, is never valid",
+			steps: []step{
+				frame(0, false, 0), {fault: "camera", on: true}, {fault: "camera", on: false},
+				{obs: &Observation{AtMS: 5000, Resumed: true, Clear: true}},
+				frame(5033, true, 2), edge(5300, sensors.RoleBackWall, "wall"),
+				rest(6200, die(3, rules.ZoneLayout), die(4, rules.ZoneLayout)), frame(6500, false, 2),
+			},
+			want: []rules.Decision{{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.CameraFault}}},
+		},
+		{
+			name: "throw after the first frame back and an empty, still one is decided normally",
+			steps: []step{
+				frame(0, false, 0), {fault: "camera", on: true}, {fault: "camera", on: false},
+				{obs: &Observation{AtMS: 5000, Resumed: true, Clear: true}}, frame(5033, false, 0),
+				frame(5066, true, 2), edge(5300, sensors.RoleBackWall, "wall"),
+				rest(6200, die(3, rules.ZoneLayout), die(4, rules.ZoneLayout)), frame(6500, false, 2),
+			},
+			want: []rules.Decision{{Verdict: rules.Valid, Values: []int{3, 4}, Total: 7}},
+		},
+		{
 			name: "after a faulted throw, the next one waits for the table to clear",
 			steps: []step{
 				frame(33, true, 2), {fault: "camera", on: true}, {fault: "camera", on: false},

@@ -27,6 +27,9 @@ type PipelineConfig struct {
 	Source string
 	// SourceOptions tune the source (stall limit, clocks for tests).
 	SourceOptions source.Options
+	// OpenSource opens Source with SourceOptions, at the start and after
+	// every fault; nil means source.Open. Tests script a camera with it.
+	OpenSource func(url string, opts source.Options) (source.Source, error)
 	// Calibration maps pixels to table mm and zones. Required.
 	Calibration *calibration.Calibration
 	// Current, when set, gives the calibration in force for each frame (a
@@ -164,6 +167,10 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 			src.Close()
 		}
 	}()
+	open := cfg.OpenSource
+	if open == nil {
+		open = source.Open
+	}
 	faulted, mismatch, started := false, false, false
 	var offsetMS, lastMS int64
 	// reopened: the source was opened again after a fault. A live source
@@ -180,7 +187,7 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 	for ctx.Err() == nil {
 		beat()
 		if src == nil {
-			s, err := source.Open(cfg.Source, cfg.SourceOptions)
+			s, err := open(cfg.Source, cfg.SourceOptions)
 			if err != nil {
 				if !faulted {
 					faulted, lostAt = true, time.Now()
@@ -244,8 +251,11 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 			}
 			continue
 		}
-		if reopened && started {
+		resumed := reopened && started
+		if resumed {
 			offsetMS = lastMS + max(1, time.Since(lastWall).Milliseconds()) - f.AtMS
+			// What the motion tracker knew before the outage is stale.
+			mt.Resume()
 		}
 		reopened = false
 		if faulted || mismatch {
@@ -270,6 +280,7 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 			frame.CopyTo(&bg)
 		}
 		obs := observe(r)
+		obs.Resumed = resumed
 		ev := Event{Obs: &obs, Frame: f, Delivered: t1}
 		// An edge is the calibration's: a new one starts a new ruler.
 		ruler.forCalibration(calNow())

@@ -285,6 +285,20 @@ log:
 			t.Errorf("%s: no recovery event after the restart", o.name)
 		}
 	}
+	// When the daemon read its first frame after each restart.
+	var recoveries []time.Time
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if !strings.Contains(line, `msg="camera recovered"`) || !strings.HasPrefix(line, "time=") {
+			continue
+		}
+		ts, _, _ := strings.Cut(strings.TrimPrefix(line, "time="), " ")
+		if at, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+			recoveries = append(recoveries, at)
+		}
+	}
+	for _, r := range recoveries {
+		t.Logf("first frame after a restart read at +%.2f s", r.Sub(t0).Seconds())
+	}
 	// Every decision, matched to the throw the camera showed: the one
 	// whose dice came to rest last before the decision arrived.
 	faulted := 0
@@ -308,7 +322,21 @@ log:
 		}
 		during := ""
 		for _, o := range outs {
-			if match != nil && match.start.Add(-200*time.Millisecond).Before(o.clearedAt) && match.rest.After(o.from) {
+			// A throw overlaps an outage when it came to rest after the cut
+			// and its first die was in the picture by the daemon's second
+			// frame back (the first is logged as "camera recovered"; the
+			// camera showed it at or before then, the second one frame
+			// later): the daemon must see the table empty and still, which
+			// takes a frame measured against the one before, before a
+			// throw after an outage may be valid.
+			back := o.clearedAt
+			for _, r := range recoveries {
+				if r.After(o.to) {
+					back = r
+					break
+				}
+			}
+			if match != nil && match.start.Before(back.Add(34*time.Millisecond)) && match.rest.After(o.from) {
 				during = o.name
 			}
 			if m.At.After(o.from) && m.At.Before(o.clearedAt) && during == "" {
@@ -319,8 +347,8 @@ log:
 		if match == nil {
 			t.Logf("seq %d at +%.1f s: %s (no throw shown yet)", m.Seq, m.At.Sub(t0).Seconds(), desc)
 		} else {
-			t.Logf("seq %d at +%.1f s: %-34s throw %d (loop %d, at rest %.1f s earlier, truth %v)%s", m.Seq,
-				m.At.Sub(t0).Seconds(), desc, match.truth.Throw, match.loop, m.At.Sub(match.rest).Seconds(),
+			t.Logf("seq %d at +%.1f s: %-34s throw %d (loop %d, started +%.2f s, at rest %.1f s earlier, truth %v)%s", m.Seq,
+				m.At.Sub(t0).Seconds(), desc, match.truth.Throw, match.loop, match.start.Sub(t0).Seconds(), m.At.Sub(match.rest).Seconds(),
 				match.truth.Expected.Values, map[bool]string{true: " overlaps " + during}[during != ""])
 		}
 		if d.Verdict != rules.Valid {

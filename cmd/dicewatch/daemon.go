@@ -182,7 +182,7 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		tbl.latency = newLatencyLog(m, f.onLatency)
 		p.OnAcked(tbl.latency.acked)
 	}
-	clips, clipTap, err := openEvidence(cfg, j, pub, m, health, log)
+	clips, clipTap, err := openEvidence(cfg, j, pub, m, health, log, tbl.lost)
 	if err != nil {
 		return err
 	}
@@ -244,7 +244,8 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 	g.Go(func() error {
 		defer close(visionDone)
 		return vision.RunPipeline(gctx, vision.PipelineConfig{
-			Source: cfg.Camera.Source, SourceOptions: srcOpts, Calibration: cal, Current: watcher.Current,
+			Source: cfg.Camera.Source, SourceOptions: srcOpts, OpenSource: f.openSource,
+			Calibration: cal, Current: watcher.Current,
 			SettleMS: int64(cfg.Vision.SettleMS), DiePx: cfg.Vision.DiePx,
 			ExitAtEOF: f.exitAtEOF, Log: log.With("component", "vision"),
 			Snapshots: true, Heartbeat: wd.Pet, Loop: f.loop, Clip: clipTap,
@@ -268,6 +269,10 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		space: ops.DiskSpace, metrics: m, health: health, log: log.With("component", "disk"),
 		emit: func(body map[string]any) {
 			if _, err := j.Append("event", time.Now().UTC(), body); err != nil {
+				if errors.Is(err, journal.ErrNotWritten) {
+					tbl.lost("event", fmt.Sprintf("event fault disk %v", body["state"]), err)
+					return
+				}
 				log.Error("journal disk fault", "err", err)
 				return
 			}
@@ -316,7 +321,7 @@ var errEOF = errors.New("end of recording")
 // recorder, and the tap that feeds it reduced, JPEG-encoded frames. Write
 // failures become fault events; they never stop the table.
 func openEvidence(cfg *config.Config, j *journal.Journal, pub publisher, m *ops.Metrics, health *ops.Health,
-	log *slog.Logger) (*evidence.Recorder, *vision.ClipTap, error) {
+	log *slog.Logger, lost func(kind, what string, err error)) (*evidence.Recorder, *vision.ClipTap, error) {
 	if !cfg.Evidence.On() {
 		return nil, nil, nil
 	}
@@ -342,6 +347,10 @@ func openEvidence(cfg *config.Config, j *journal.Journal, pub publisher, m *ops.
 				health.OK(ops.ComponentEvidence)
 			}
 			if _, err := j.Append("event", time.Now().UTC(), body); err != nil {
+				if errors.Is(err, journal.ErrNotWritten) {
+					lost("event", fmt.Sprintf("event fault evidence %v", body["state"]), err)
+					return
+				}
 				clog.Error("journal evidence fault", "err", err)
 				return
 			}
@@ -386,6 +395,11 @@ func reloadOnHUP(ctx context.Context, w *calibration.Watcher, tbl *table, j *jou
 			tbl.setCalibrationHash(c.Hash())
 		}
 		if _, err := j.Append("event", time.Now().UTC(), body); err != nil {
+			if errors.Is(err, journal.ErrNotWritten) {
+				// A full disk: the reload stands, its record is lost.
+				tbl.lost("event", fmt.Sprintf("event calibration %v", body["state"]), err)
+				continue
+			}
 			return fmt.Errorf("journal calibration event: %w", err)
 		}
 		pub.Notify()
@@ -544,6 +558,9 @@ func tableLoop(ctx context.Context, t *table, frames <-chan vision.Event, vision
 				if err := t.tick(lastMS + 1<<40); err != nil {
 					return err
 				}
+			}
+			if err := t.reportJournalFault(true); err != nil {
+				return err
 			}
 			return errEOF
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/dicewatch/dicewatch/config"
 	"github.com/dicewatch/dicewatch/rules"
 	"github.com/dicewatch/dicewatch/vision"
+	"github.com/dicewatch/dicewatch/vision/source"
 )
 
 // runFlags are the flags of `dicewatch run`. The path and source flags
@@ -28,6 +29,9 @@ type runFlags struct {
 	noBroker   bool
 	onDecision func(rules.Throw, rules.Decision)
 	onFrame    func(vision.Event)
+	// openSource (tests) stands in for the camera: see
+	// vision.PipelineConfig.OpenSource.
+	openSource func(string, source.Options) (source.Source, error)
 	// onLatency (benchmarks) gets each decision's timing once the broker
 	// has acknowledged it.
 	onLatency func(throwLatency)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -82,6 +84,9 @@ type table struct {
 	// snapshot is journalled with its id when it comes.
 	lastRec       journal.Record
 	lastRecRestMS int64
+	// lostRestMS is the at-rest frame of a decision the journal could
+	// not take: its snapshot, when it comes, belongs to no record.
+	lostRestMS int64
 	// clips, when set, records a clip of each throw; clip is the open
 	// throw's, reserved when it opened; frameMS is the last frame's time.
 	clips   clipRecorder
@@ -91,6 +96,107 @@ type table struct {
 	// (rest) from that frame to the broker's acknowledgement.
 	latency *latencyLog
 	rest    restFrame
+	// jfault is the journal fault while records cannot be written (nil
+	// when there is none to report). Other goroutines (the disk check,
+	// the clip recorder) note their lost events in it too: jmu guards it.
+	jmu    sync.Mutex
+	jfault *journalFault
+}
+
+// journalFault gathers the records the journal could not take (a full
+// disk). They are lost: a decision that is not journalled is never
+// published. The fault itself is journalled, raised with what was lost and
+// then cleared, as soon as the journal takes a record again.
+type journalFault struct {
+	since   time.Time
+	count   int
+	lost    []string // what was lost, oldest first (the first 20)
+	err     string   // the first write error
+	lastTry time.Time
+}
+
+// notWritten reports whether err is the journal refusing one record (a
+// full disk) while staying usable; any other error stops the table.
+func notWritten(err error) bool { return errors.Is(err, journal.ErrNotWritten) }
+
+// lost notes a record the journal could not take. Any goroutine may call
+// it; the table loop reports the fault.
+func (t *table) lost(kind, what string, err error) {
+	t.log.Error("not journalled: lost, not published", "kind", kind, "what", what, "err", err)
+	if t.metrics != nil {
+		t.metrics.JournalNotWritten.With(kind).Inc()
+	}
+	if t.health != nil {
+		t.health.Fault(ops.ComponentJournal, clip400(err.Error()))
+	}
+	t.jmu.Lock()
+	defer t.jmu.Unlock()
+	f := t.jfault
+	if f == nil {
+		f = &journalFault{since: t.now(), err: err.Error()}
+		t.jfault = f
+	}
+	f.count++
+	if len(f.lost) < 20 {
+		f.lost = append(f.lost, what)
+	}
+}
+
+// reportJournalFault journals the pending journal fault (raised, then
+// cleared) once the journal takes records again. The clock tries at most
+// once a second; a record about to be journalled tries first (force), so
+// the fault comes before it.
+func (t *table) reportJournalFault(force bool) error {
+	t.jmu.Lock()
+	f := t.jfault
+	if f == nil || !force && time.Since(f.lastTry) < time.Second {
+		t.jmu.Unlock()
+		return nil
+	}
+	f.lastTry = time.Now()
+	count, listed := f.count, len(f.lost)
+	detail := clip400(fmt.Sprintf("%d records not journalled (lost, never published) since %s: %s; %s",
+		f.count, f.since.Format(time.RFC3339Nano), strings.Join(f.lost, ", "), f.err))
+	t.jmu.Unlock()
+	raised := map[string]any{"event": "fault", "what": "journal", "state": "raised", "detail": detail}
+	if _, err := t.j.Append("event", t.now(), raised); err != nil {
+		if notWritten(err) {
+			return nil // still full: try again later
+		}
+		return fmt.Errorf("journal fault event: %w", err)
+	}
+	if t.notify != nil {
+		t.notify()
+	}
+	t.jmu.Lock()
+	if f.count > count {
+		// More were lost (elsewhere) since the report was made: they go
+		// in the next one.
+		t.jfault = &journalFault{since: t.now(), count: f.count - count, lost: append([]string(nil), f.lost[listed:]...), err: f.err}
+	} else {
+		t.jfault = nil
+	}
+	again := t.jfault != nil
+	t.jmu.Unlock()
+	t.log.Info("journal writes again; fault journalled", "lost", count)
+	if again {
+		return nil
+	}
+	if t.health != nil {
+		t.health.OK(ops.ComponentJournal)
+	}
+	cleared := map[string]any{"event": "fault", "what": "journal", "state": "cleared"}
+	if _, err := t.j.Append("event", t.now(), cleared); err != nil {
+		if notWritten(err) {
+			// Raised is out; the clear goes with the next loss's report.
+			return nil
+		}
+		return fmt.Errorf("journal fault event: %w", err)
+	}
+	if t.notify != nil {
+		t.notify()
+	}
+	return nil
 }
 
 func (t *table) setCalibrationHash(h string) { t.calHash.Store(h) }
@@ -225,10 +331,18 @@ func (t *table) snapshot(ev vision.Event) error {
 	if t.snap != nil {
 		t.snap.Set(ev.Snapshot, time.Now())
 	}
+	if t.lostRestMS != 0 && t.lostRestMS == ev.Frame.AtMS {
+		t.lostRestMS = 0
+		return nil
+	}
 	if t.lastRec.Seq != 0 && t.lastRecRestMS == ev.Frame.AtMS {
 		rec := t.lastRec
 		t.lastRec = journal.Record{}
 		if _, err := t.j.Append("snapshot", t.now(), mqtt.NewSnapshot(rec, ev.Snapshot, ev.Frame.Width, ev.Frame.Height)); err != nil {
+			if notWritten(err) {
+				t.lost("snapshot", "snapshot of "+rec.ID, err)
+				return nil
+			}
 			return fmt.Errorf("journal snapshot: %w", err)
 		}
 		if t.notify != nil {
@@ -242,7 +356,14 @@ func (t *table) snapshot(ev vision.Event) error {
 
 // event journals an event record.
 func (t *table) event(body map[string]any) error {
+	if err := t.reportJournalFault(true); err != nil {
+		return err
+	}
 	if _, err := t.j.Append("event", t.now(), body); err != nil {
+		if notWritten(err) {
+			t.lost("event", fmt.Sprintf("event %v %v %v", body["event"], body["what"], body["state"]), err)
+			return nil
+		}
 		return fmt.Errorf("journal event: %w", err)
 	}
 	if t.notify != nil {
@@ -282,6 +403,9 @@ func (t *table) sensor(e sensors.Event) error {
 }
 
 func (t *table) tick(ms int64) error {
+	if err := t.reportJournalFault(false); err != nil {
+		return err
+	}
 	return t.decideAll(t.tr.Tick(ms))
 }
 
@@ -344,8 +468,21 @@ func (t *table) decide(th rules.Throw) error {
 	if d.Verdict == rules.Valid {
 		kind = "roll"
 	}
+	if err := t.reportJournalFault(true); err != nil {
+		return err
+	}
 	rec, err := t.j.AppendNoWait(kind, t.now(), body)
 	if err != nil {
+		if notWritten(err) {
+			// Never told to anyone: lost. It shows in the journal fault.
+			t.lost(kind, fmt.Sprintf("%s %s at_rest_ms %d", kind, describeDecision(d), th.AtRestMS), err)
+			if t.pendingSnap == nil {
+				t.lostRestMS = th.AtRestMS // its snapshot follows: drop it
+			}
+			t.rest, t.pendingSnap = restFrame{}, nil
+			t.lastRec, t.lastRecRestMS = journal.Record{}, 0
+			return nil
+		}
 		return fmt.Errorf("journal %s: %w", kind, err)
 	}
 	// The decision alone is made durable first, so the publisher can send
@@ -371,10 +508,14 @@ func (t *table) decide(th rules.Throw) error {
 	t.lastRec, t.lastRecRestMS = journal.Record{}, 0
 	if len(t.pendingSnap) > 0 {
 		s, err := t.j.AppendNoWait("snapshot", t.now(), mqtt.NewSnapshot(rec, t.pendingSnap, t.snapW, t.snapH))
-		if err != nil {
+		switch {
+		case notWritten(err):
+			t.lost("snapshot", "snapshot of "+rec.ID, err)
+		case err != nil:
 			return fmt.Errorf("journal snapshot: %w", err)
+		default:
+			last = s.Seq
 		}
-		last = s.Seq
 		t.pendingSnap = nil
 	} else {
 		// Decided on the at-rest frame itself: its snapshot follows.
@@ -387,10 +528,15 @@ func (t *table) decide(th rules.Throw) error {
 		} else {
 			t.craps = next
 			st, err := t.j.AppendNoWait("state", t.now(), stateBody{Game: rules.Craps, CrapsReport: next.Report(t.decided, outcome, d)})
-			if err != nil {
+			switch {
+			case notWritten(err):
+				// The next state record carries the game on.
+				t.lost("state", "state after "+rec.ID, err)
+			case err != nil:
 				return fmt.Errorf("journal state: %w", err)
+			default:
+				last = st.Seq
 			}
-			last = st.Seq
 		}
 	}
 	if err := t.j.WaitDurable(last); err != nil {

@@ -38,6 +38,8 @@ type Tracker struct {
 	lastAnyMove  int64 // last frame with motion, any phase
 	clearSince   int64
 	clearRunning bool
+	// gap: the next frame follows a break in the stream (see Resume).
+	gap bool
 }
 
 type blob struct {
@@ -111,6 +113,21 @@ func (t *Tracker) init(frame gocv.Mat) {
 	t.ready = true
 }
 
+// Resume tells the tracker that the next frame follows a break in the
+// stream (a camera outage): what happened in between was not seen. That
+// frame is not compared with the last one before the break (whatever moved
+// in the dark is not this frame's motion, and a die that vanished in the
+// dark did not leave through an edge), and a throw still running counts
+// its settle window again from it. When that frame shows the landing area
+// empty, a throw cut by the outage comes to rest there with no dice and
+// the table is clear. When a throw had come to rest before the break and
+// nothing lies where its dice were and no stick or hand is in view, they
+// were collected in the dark: the table is clear at once, or whatever is
+// coming in is a new throw. Waiting out ClearMS as after a throw seen
+// collected took a throw entering in the first moments after the camera
+// came back for the stickperson's hand, and never reported it.
+func (t *Tracker) Resume() { t.gap = true }
+
 // SetBackground makes frame the model of the empty table (for example a
 // frame saved at calibration). Without it, the first frame is the model.
 func (t *Tracker) SetBackground(frame gocv.Mat) {
@@ -172,6 +189,11 @@ func (t *Tracker) Update(frame gocv.Mat, atMS int64) Result {
 		return res
 	}
 	t.shrink(frame)
+	gap := t.gap
+	t.gap = false
+	if gap {
+		t.small.CopyTo(&t.prev)
+	}
 
 	// Colour distance to the background and to the previous frame, each
 	// against its own noise floor (the frame-wide mean absorbs flicker).
@@ -197,7 +219,20 @@ func (t *Tracker) Update(frame gocv.Mat, atMS int64) Result {
 		}
 	}
 
+	if gap && t.phase == Rested && !t.blobsOnTracks() && !t.largeBlob() {
+		// Back from a break, and nothing lies where the rested dice
+		// were, nor is a stick or hand in view: they were collected in
+		// the dark. The table is clear, or what is in view is a new
+		// throw coming in.
+		t.phase = Idle
+		t.tracks = t.tracks[:0]
+		t.clearRunning = false
+		res.Clear = len(t.blobs) == 0
+	}
 	exits := t.associate(idx, atMS, &res)
+	if gap {
+		exits = nil
+	}
 	if len(exits) > 0 {
 		motion = true
 	}
@@ -206,7 +241,7 @@ func (t *Tracker) Update(frame gocv.Mat, atMS int64) Result {
 	// previous frame was exposed: the dice have been still at least since
 	// then. The settle window counts from that frame's time.
 	changeFrom := t.prevAt
-	if idx == 0 || changeFrom > atMS {
+	if idx == 0 || changeFrom > atMS || gap {
 		changeFrom = atMS
 	}
 	t.prevAt = atMS
@@ -215,6 +250,17 @@ func (t *Tracker) Update(frame gocv.Mat, atMS int64) Result {
 		t.lastChange = atMS
 	}
 
+	switch {
+	case gap && len(t.blobs) == 0 && t.phase == Throwing:
+		// Back from a break on the empty table: the throw cut by it
+		// comes to rest here, with no dice.
+		res.AtRest = &AtRest{Frame: idx, AtMS: atMS, StillSinceMS: atMS, LastMotionMS: t.lastChange}
+		t.phase = Idle
+		t.tracks = t.tracks[:0]
+		res.Clear = true
+	case gap && t.phase == Throwing:
+		t.lastMotion = atMS
+	}
 	switch t.phase {
 	case Idle:
 		if len(res.Appeared) > 0 {
@@ -480,6 +526,32 @@ func (t *Tracker) associate(idx int, atMS int64, res *Result) []Exit {
 		}
 	}
 	return exits
+}
+
+// blobsOnTracks reports whether a foreground blob of this frame lies on
+// (within a die of) a tracked candidate's last box.
+func (t *Tracker) blobsOnTracks() bool {
+	m := int(math.Ceil(t.dieW))
+	for _, tr := range t.tracks {
+		grown := tr.box.Inset(-m)
+		for i := range t.blobs {
+			if t.blobs[i].box.Overlaps(grown) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// largeBlob reports whether a foreground blob of this frame is much bigger
+// than a die (a stick, a hand, dice in a clump).
+func (t *Tracker) largeBlob() bool {
+	for i := range t.blobs {
+		if t.blobs[i].area > t.bigPx {
+			return true
+		}
+	}
+	return false
 }
 
 // inward is the unit normal pointing into the view from the edge nearest

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"gocv.io/x/gocv"
+
+	"github.com/dicewatch/dicewatch/config"
+	"github.com/dicewatch/dicewatch/journal"
+	"github.com/dicewatch/dicewatch/mqtt/mqtttest"
+	"github.com/dicewatch/dicewatch/rules"
+	"github.com/dicewatch/dicewatch/schema"
+	"github.com/dicewatch/dicewatch/vision/scene"
+	"github.com/dicewatch/dicewatch/vision/source/sourcetest"
+)
+
+// smallDisk mounts a tmpfs of the given size for the test, or skips the
+// test where mounting is not permitted.
+func smallDisk(t *testing.T, size string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size); err != nil {
+		t.Skipf("cannot mount a %s tmpfs for a full disk: %v", size, err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
+			t.Errorf("unmount %s: %v", dir, err)
+		}
+	})
+	return dir
+}
+
+// fillDisk writes path until its file system is full.
+func fillDisk(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			if errors.Is(err, syscall.ENOSPC) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// TestDaemonDiskFull runs the daemon, publishing to a real mosquitto, with
+// its journal (and MQTT state) on a small tmpfs and its clip ring on a
+// tiny one that is always full. After two throws the journal's disk is
+// filled; the third throw's decision cannot be journalled; then room is
+// made and a fourth throw follows. Checked: the clips failing never keeps
+// a decision back; every decision journalled is published; the one that
+// could not be journalled is never published; the daemon does not stop,
+// and once the journal takes records again a journal fault event (raised,
+// naming what was lost, then cleared) is published before the next
+// decision; seq has no gaps.
+func TestDaemonDiskFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders a session and runs the daemon: skipped with -short")
+	}
+	disk := smallDisk(t, "24m")
+	clipDisk := smallDisk(t, "64k")
+	if err := fillDisk(filepath.Join(clipDisk, "filler")); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sess, err := scene.NewSession(scene.Config{Seed: 3, Throws: 4, Kinds: []scene.Kind{"valid"},
+		Camera: scene.CloseCamera(), DropRate: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	if err := sess.WriteTruth(dir); err != nil {
+		t.Fatal(err)
+	}
+	tr := sess.Truth()
+	// The disk is filled once the table is clear after throw 2. A full
+	// disk still leaves the journal the rest of its segment's last page:
+	// the camera then drops a frame at a time until throw 3 is near, and
+	// the fault events of those outages use that up (they are lost, like
+	// throw 3's decision after them). Room is made before throw 4.
+	fillAt := tr[1].EndFrame + 1
+	freeAt := (tr[2].EndFrame + tr[3].StartFrame) / 2
+	runs := [][]int{sourcetest.FrameRange(0, fillAt)}
+	for k := fillAt + 1; k < tr[2].StartFrame-4; k++ {
+		runs = append(runs, []int{k})
+	}
+	runs = append(runs, sourcetest.FrameRange(tr[2].StartFrame-4, sess.Frames()-1))
+	broker := mqtttest.StartBroker(t)
+	sub := mqtttest.Subscribe(t, broker.URL(), mqtttest.SubscriberOptions{ClientID: "diskfull-sub"}, "dicewatch/df/#")
+	cfg, err := config.Parse("diskfull.yaml", []byte(fmt.Sprintf(`table: df
+camera:
+  source: http://127.0.0.1:9/scripted.mjpg
+calibration: %s
+journal:
+  dir: %s
+mqtt:
+  broker: %s
+http:
+  listen: "off"
+evidence:
+  dir: %s
+`, filepath.Join(dir, scene.FileCalibration), filepath.Join(disk, "journal"), broker.URL(), filepath.Join(clipDisk, "clips"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	filler := filepath.Join(disk, "filler")
+	var fillErr error
+	cam := &sourcetest.Runs{
+		Runs:    runs,
+		FrameMS: sess.Camera().FrameMS,
+		Render: func(k int, dst *gocv.Mat) error {
+			switch k {
+			case fillAt:
+				fillErr = fillDisk(filler)
+			case freeAt:
+				fillErr = errors.Join(fillErr, os.Remove(filler))
+			}
+			_, err := sess.Render(k, dst)
+			return err
+		},
+	}
+	var logs lockedBuffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	defer func() {
+		if t.Failed() {
+			lines := strings.Split(logs.String(), "\n")
+			t.Logf("daemon log (last 40 lines):\n%s", strings.Join(lines[max(0, len(lines)-40):], "\n"))
+		}
+	}()
+	f := runFlags{exitAtEOF: true, openSource: cam.Open}
+	if err := daemon(context.Background(), cfg, f, log); err != nil {
+		t.Fatalf("daemon stopped with %v", err)
+	}
+	if fillErr != nil {
+		t.Fatal(fillErr)
+	}
+	isDecision := func(m mqtttest.Message) bool {
+		return strings.HasSuffix(m.Topic, "/roll") || strings.HasSuffix(m.Topic, "/noroll")
+	}
+	msgs := sub.Wait(20*time.Second, func(ms []mqtttest.Message) bool {
+		n := 0
+		for _, m := range ms {
+			if isDecision(m) {
+				n++
+			}
+		}
+		return n >= 3
+	})
+	var prev uint64
+	var decisions []decisionBody
+	var raisedAt, clearedAt, lastDecisionSeq uint64
+	var evidenceFault bool
+	var raisedDetail string
+	snaps := map[string]int{} // snapshots by decision id
+	for _, m := range msgs {
+		if m.Retained || strings.HasSuffix(m.Topic, "/status") {
+			continue // status has no seq
+		}
+		if err := schema.Validate(m.Payload); err != nil {
+			t.Errorf("%s: %v\n%s", m.Topic, err, m.Payload)
+		}
+		if prev != 0 && m.Seq != prev+1 {
+			t.Errorf("seq %d after %d: a gap", m.Seq, prev)
+		}
+		prev = m.Seq
+		if isDecision(m) {
+			var d decisionBody
+			if err := json.Unmarshal(m.Payload, &d); err != nil {
+				t.Fatal(err)
+			}
+			decisions = append(decisions, d)
+			lastDecisionSeq = m.Seq
+			continue
+		}
+		if strings.HasSuffix(m.Topic, "/snapshot") {
+			var sn struct {
+				DecisionID string `json:"decision_id"`
+			}
+			if err := json.Unmarshal(m.Payload, &sn); err != nil {
+				t.Fatal(err)
+			}
+			snaps[sn.DecisionID]++
+		}
+		var ev struct{ Event, What, State, Detail string }
+		if strings.HasSuffix(m.Topic, "/event") && json.Unmarshal(m.Payload, &ev) == nil && ev.Event == "fault" {
+			t.Logf("seq %d: fault %s %s %.160s", m.Seq, ev.What, ev.State, ev.Detail)
+			switch {
+			case ev.What == "journal" && ev.State == "raised":
+				raisedAt, raisedDetail = m.Seq, ev.Detail
+			case ev.What == "journal" && ev.State == "cleared":
+				clearedAt = m.Seq
+			case ev.What == "evidence" && ev.State == "raised":
+				evidenceFault = true
+			}
+		}
+	}
+	for i, d := range decisions {
+		t.Logf("decision %d: %s at rest %d ms", i+1, describeDecision(rules.Decision{Verdict: d.Verdict, Values: d.Values, Reasons: d.Reasons}), d.AtRestMS)
+	}
+	if len(decisions) != 3 {
+		t.Fatalf("%d decisions published, want 3: throws 1, 2 and 4 (throw 3's could not be journalled)", len(decisions))
+	}
+	for i, want := range []int{0, 1, 3} {
+		if got := decisions[i].AtRestMS; got < tr[want].StartMS || got > tr[want].ClearMS {
+			t.Errorf("decision %d at rest at %d ms is not throw %d's (%d..%d ms)", i+1, got, want+1, tr[want].StartMS, tr[want].ClearMS)
+		}
+	}
+	// At most one snapshot per decision (TestLostDecisionKeepsItsSnapshot
+	// checks that a lost one is not given to the next decision).
+	for id, n := range snaps {
+		if n > 1 {
+			t.Errorf("decision %s has %d snapshots", id, n)
+		}
+	}
+	if raisedAt == 0 || clearedAt != raisedAt+1 {
+		t.Fatalf("journal fault raised at seq %d, cleared at %d: want both, back to back", raisedAt, clearedAt)
+	}
+	if lastDecisionSeq < clearedAt {
+		t.Errorf("the journal fault (seq %d) came after the next decision (seq %d)", clearedAt, lastDecisionSeq)
+	}
+	if !strings.Contains(raisedDetail, "roll") {
+		t.Errorf("the journal fault does not name the lost decision: %q", raisedDetail)
+	}
+	// Every record journalled was published: seq ran without a gap to
+	// the journal's last.
+	j, err := journal.Open(filepath.Join(disk, "journal"), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := j.LastSeq()
+	j.Close()
+	if prev != last {
+		t.Errorf("published up to seq %d, the journal holds up to %d", prev, last)
+	}
+	if !evidenceFault {
+		t.Errorf("no evidence fault from the full clip disk")
+	}
+}
