@@ -11,6 +11,7 @@ import (
 
 	"gocv.io/x/gocv"
 
+	"github.com/dicewatch/dicewatch/calibration"
 	"github.com/dicewatch/dicewatch/vision/internal/cvsafe"
 	"github.com/dicewatch/dicewatch/vision/internal/jpegbgr"
 )
@@ -44,6 +45,17 @@ type ReaderOptions struct {
 	// the face's outline only.
 	PipSpread float64
 }
+
+// The plausible range of ReaderOptions.PipSpread, the calibration's (see
+// calibration.MinPipSpread).
+const (
+	MinPipSpread = calibration.MinPipSpread
+	MaxPipSpread = calibration.MaxPipSpread
+)
+
+// CheckPipSpread reports whether s can be a ReaderOptions.PipSpread: zero
+// (not given) or within MinPipSpread..MaxPipSpread.
+func CheckPipSpread(s float64) error { return calibration.CheckPipSpread(s) }
 
 // shrunkConfidence is the confidence a value needs when the face read is
 // under 0.75 of the edge of the region found for it.
