@@ -538,7 +538,15 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 	r.netLook(fr, out, roi)
 	r.sepLook(fr, out, roi)
 	r.netSmallLook(fr, out, roi)
-	out = append(out, larges...)
+	// A large region's die is one the frame's other dice do not hold
+	// (neither holds the other's centre): a look above that found the
+	// same die (a die-sized part of the region, read away from it) has
+	// it already, and it would be counted twice.
+	for _, d := range larges {
+		if !covers(out, d, nil) {
+			out = append(out, d)
+		}
+	}
 	out = r.framePipCheck(out)
 	r.sizeEvidence(out)
 	r.cockLook(fr, out, roi.Min)

@@ -181,6 +181,9 @@ func TestLargeEvidenceOnly(t *testing.T) {
 				if d.Value != 0 {
 					t.Errorf("still %d (local edge %v): the large regions' read gave a value: %s", seed, local, k)
 				}
+				if covers(without, d, nil) {
+					t.Errorf("still %d (local edge %v): the large regions' read counts a die found without it again: %s", seed, local, k)
+				}
 				if os.Getenv("DICEWATCH_LARGE_DIFF") != "" {
 					t.Logf("still %d (local edge %v): added %s", seed, local, k)
 				}
