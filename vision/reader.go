@@ -551,6 +551,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 	r.sizeEvidence(out)
 	r.cockLook(fr, out, roi.Min)
 	r.doubtCap(fr, out)
+	r.pipSizes(out)
 	openLook(out)
 	softLook(out)
 	if !known {
@@ -687,6 +688,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		if d.latReach == 0 {
 			d.latReach = fv.lat.scale
 		}
+		d.reachValue = d.Value
 	}
 	if readTrace != nil {
 		readTrace(&d, fv, shrunk)
@@ -1028,7 +1030,7 @@ func (r *Reader) largeRead(d Detection) bool {
 	if e <= 0 {
 		return false
 	}
-	s := d.latReach / (r.opts.PipSpread * e)
+	s := r.pipRatio(d, e)
 	return s >= largeMinPips && s <= largeMaxPips
 }
 
