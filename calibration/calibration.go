@@ -61,6 +61,13 @@ type Camera struct {
 // Die is the die model.
 type Die struct {
 	EdgeMM float64 `yaml:"edge_mm"`
+	// PipSpread is the dice's pip offset from a face's centre along a
+	// side, over the edge (a four's pips sit at +-PipSpread*edge): part
+	// of the die's design, as its edge is. Optional (0: not given); with
+	// it the still-photo reader measures a read face by its pips and
+	// reads regions too large for one flat die as stacked evidence (see
+	// vision.ReaderOptions.PipSpread).
+	PipSpread float64 `yaml:"pip_spread,omitempty"`
 	// Body and Pips are colour ranges learned from a still with dice on the
 	// layout (see LearnDieColours); optional.
 	Body *ColourRange `yaml:"body,omitempty"`
@@ -303,6 +310,9 @@ func (c *Calibration) Validate() error {
 	if math.IsNaN(c.Die.EdgeMM) || c.Die.EdgeMM < 8 || c.Die.EdgeMM > 40 {
 		return bad("die.edge_mm: %g is not a plausible die size (8..40 mm)", c.Die.EdgeMM)
 	}
+	if err := CheckPipSpread(c.Die.PipSpread); err != nil {
+		return bad("die.pip_spread: %v", err)
+	}
 	for _, cr := range []struct {
 		name string
 		r    *ColourRange
@@ -497,6 +507,26 @@ func (c *Calibration) inverse() [9]float64 {
 		c.inv, _ = invert3(c.Homography)
 	}
 	return c.inv
+}
+
+// The plausible range of a die's pip spread (Die.PipSpread): a six's pips
+// sit in a 3x3 grid inside the face, so its corner pips are well off the
+// centre and short of the edge (the scene generator draws 0.27; a 16 mm
+// die with its corner pips 4.5 mm off the centre is 0.28). A value outside
+// it is taken for a mistake (a spacing in mm, or the pips' full span,
+// twice the spread), not a die.
+const (
+	MinPipSpread = 0.15
+	MaxPipSpread = 0.4
+)
+
+// CheckPipSpread reports whether s can be a die's pip spread: zero (not
+// given) or within MinPipSpread..MaxPipSpread.
+func CheckPipSpread(s float64) error {
+	if s == 0 || s >= MinPipSpread && s <= MaxPipSpread {
+		return nil
+	}
+	return fmt.Errorf("%g is not a plausible pip spread (0 for none, or %g..%g of the die's edge)", s, MinPipSpread, MaxPipSpread)
 }
 
 // DiePx is the expected die edge in pixels at an image position.

@@ -20,6 +20,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/dicewatch/dicewatch/calibration"
 	"github.com/dicewatch/dicewatch/mqtt"
 	"github.com/dicewatch/dicewatch/rules"
 	"github.com/dicewatch/dicewatch/sensors"
@@ -75,6 +76,10 @@ type Vision struct {
 	SettleMS int `yaml:"settle_ms"`
 	// DiePx overrides the expected die edge in pixels (0: from calibration).
 	DiePx float64 `yaml:"die_px"`
+	// PipSpread overrides the dice's pip spread, the pips' offset from a
+	// face's centre over the edge (0: the calibration's die.pip_spread,
+	// which may be unset). See calibration.Die.PipSpread.
+	PipSpread float64 `yaml:"pip_spread"`
 }
 
 // Throw tunes the throw tracker.
@@ -336,6 +341,9 @@ func (c *Config) validate() []problem {
 	}
 	if c.Vision.DiePx < 0 || c.Vision.DiePx > 400 {
 		add("vision.die_px", "%g is out of range 0..400", c.Vision.DiePx)
+	}
+	if err := calibration.CheckPipSpread(c.Vision.PipSpread); err != nil {
+		add("vision.pip_spread", "%v", err)
 	}
 	if c.Throw.MaxDurationMS < 1000 || c.Throw.MaxDurationMS > 120000 {
 		add("throw.max_duration_ms", "%d is out of range 1000..120000", c.Throw.MaxDurationMS)

@@ -140,3 +140,18 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("defaults not applied: %+v", c)
 	}
 }
+
+// TestPipSpreadLoaded: vision.pip_spread is read as given (the dice's pip
+// spread, handed to the still-photo reader), and left out it is 0 (the
+// calibration's die.pip_spread, or none).
+func TestPipSpreadLoaded(t *testing.T) {
+	for f, want := range map[string]float64{"testdata/valid-pip-spread.yaml": 0.27, "testdata/valid-minimal.yaml": 0} {
+		c, err := Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Vision.PipSpread != want {
+			t.Errorf("%s: pip spread %g, want %g", f, c.Vision.PipSpread, want)
+		}
+	}
+}

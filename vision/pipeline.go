@@ -39,6 +39,12 @@ type PipelineConfig struct {
 	SettleMS int64
 	// DiePx overrides the expected die edge (0: from the calibration).
 	DiePx float64
+	// PipSpread overrides the dice's pip spread (0: the calibration's
+	// die.pip_spread, which may be unset), given to the still-photo
+	// reader (ReaderOptions.PipSpread). The at-rest reader, which reads
+	// every frame once the empty table is seen, learns its pips' ruler
+	// from the flat dice instead (pipRuler).
+	PipSpread float64
 	// ExitAtEOF ends the loop at the end of a finite source instead of
 	// reopening it.
 	ExitAtEOF bool
@@ -285,6 +291,10 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 		// An edge is the calibration's: a new one starts a new ruler.
 		ruler.forCalibration(calNow())
 		if r.AtRest != nil {
+			rd.opts.PipSpread = cfg.PipSpread
+			if rd.opts.PipSpread == 0 {
+				rd.opts.PipSpread = calNow().Die.PipSpread
+			}
 			dets, err := readAtRestRuled(rd, frame, bg, r.AtRest, dieAt, &ruler)
 			if err != nil {
 				log.Warn("read failed", "err", err)

@@ -141,7 +141,7 @@ func (r *Reader) readAway(fr bgrImage, roi image.Rectangle, ocx, ocy float64, ou
 		// The face's size was taken from the other dice: the die's own
 		// measure stays its size evidence.
 		o := out[lk.det]
-		d.Flatness, d.Flat, d.SizeRatio, d.EdgePx, d.latReach = o.Flatness, o.Flat, o.SizeRatio, o.EdgePx, o.latReach
+		d.Flatness, d.Flat, d.SizeRatio, d.EdgePx, d.latReach, d.reachValue = o.Flatness, o.Flat, o.SizeRatio, o.EdgePx, o.latReach, o.reachValue
 		out[lk.det] = d
 	}
 }

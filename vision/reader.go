@@ -11,6 +11,7 @@ import (
 
 	"gocv.io/x/gocv"
 
+	"github.com/dicewatch/dicewatch/calibration"
 	"github.com/dicewatch/dicewatch/vision/internal/cvsafe"
 	"github.com/dicewatch/dicewatch/vision/internal/jpegbgr"
 )
@@ -44,6 +45,17 @@ type ReaderOptions struct {
 	// the face's outline only.
 	PipSpread float64
 }
+
+// The plausible range of ReaderOptions.PipSpread, the calibration's (see
+// calibration.MinPipSpread).
+const (
+	MinPipSpread = calibration.MinPipSpread
+	MaxPipSpread = calibration.MaxPipSpread
+)
+
+// CheckPipSpread reports whether s can be a ReaderOptions.PipSpread: zero
+// (not given) or within MinPipSpread..MaxPipSpread.
+func CheckPipSpread(s float64) error { return calibration.CheckPipSpread(s) }
 
 // shrunkConfidence is the confidence a value needs when the face read is
 // under 0.75 of the edge of the region found for it.
@@ -526,11 +538,20 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 	r.netLook(fr, out, roi)
 	r.sepLook(fr, out, roi)
 	r.netSmallLook(fr, out, roi)
-	out = append(out, larges...)
+	// A large region's die is one the frame's other dice do not hold
+	// (neither holds the other's centre): a look above that found the
+	// same die (a die-sized part of the region, read away from it) has
+	// it already, and it would be counted twice.
+	for _, d := range larges {
+		if !covers(out, d, nil) {
+			out = append(out, d)
+		}
+	}
 	out = r.framePipCheck(out)
 	r.sizeEvidence(out)
 	r.cockLook(fr, out, roi.Min)
 	r.doubtCap(fr, out)
+	r.pipSizes(out)
 	openLook(out)
 	softLook(out)
 	if !known {
@@ -667,6 +688,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		if d.latReach == 0 {
 			d.latReach = fv.lat.scale
 		}
+		d.reachValue = d.Value
 	}
 	if readTrace != nil {
 		readTrace(&d, fv, shrunk)
@@ -1008,7 +1030,7 @@ func (r *Reader) largeRead(d Detection) bool {
 	if e <= 0 {
 		return false
 	}
-	s := d.latReach / (r.opts.PipSpread * e)
+	s := r.pipRatio(d, e)
 	return s >= largeMinPips && s <= largeMaxPips
 }
 

@@ -24,12 +24,18 @@ func TestLargeRead(t *testing.T) {
 		d    Detection
 		want bool
 	}{
-		{Detection{Value: 4, latReach: reach(1.0)}, false}, // on the table
-		{Detection{Value: 5, latReach: reach(1.18)}, true},
-		{Detection{Value: 2, latReach: reach(1.13)}, true},
-		{Detection{Value: 6, latReach: reach(1.1)}, false},
-		{Detection{Value: 2, latReach: reach(0.81)}, false}, // a 4's two pips read as a 2
-		{Detection{Value: 2, latReach: reach(1.45)}, false}, // a cocked die's spots
+		{Detection{Value: 4, reachValue: 4, latReach: reach(1.0)}, false}, // on the table
+		{Detection{Value: 5, reachValue: 5, latReach: reach(1.18)}, true},
+		{Detection{Value: 2, reachValue: 2, latReach: reach(1.13)}, true},
+		{Detection{Value: 6, reachValue: 6, latReach: reach(1.1)}, false},
+		{Detection{Value: 2, reachValue: 2, latReach: reach(0.81)}, false}, // a 4's two pips read as a 2
+		{Detection{Value: 2, reachValue: 2, latReach: reach(1.45)}, false}, // a cocked die's spots
+		// The layout's bias taken out (pipReachBias): a 2 measures short,
+		// a 6 long.
+		{Detection{Value: 2, reachValue: 2, latReach: reach(1.115)}, true},
+		{Detection{Value: 6, reachValue: 6, latReach: reach(1.125)}, false},
+		// A reach with no layout value behind it measures nothing.
+		{Detection{Value: 4, latReach: reach(1.18)}, false},
 		{Detection{Value: 1, EdgePx: 46}, false},
 		{Detection{Value: 0, EdgePx: 46}, false},
 	} {
@@ -180,6 +186,9 @@ func TestLargeEvidenceOnly(t *testing.T) {
 				}
 				if d.Value != 0 {
 					t.Errorf("still %d (local edge %v): the large regions' read gave a value: %s", seed, local, k)
+				}
+				if covers(without, d, nil) {
+					t.Errorf("still %d (local edge %v): the large regions' read counts a die found without it again: %s", seed, local, k)
 				}
 				if os.Getenv("DICEWATCH_LARGE_DIFF") != "" {
 					t.Logf("still %d (local edge %v): added %s", seed, local, k)

@@ -36,6 +36,9 @@ type Detection struct {
 	// across the turn). Zero when no value was read or the value has a
 	// single pip.
 	latReach float64
+	// reachValue is the value whose layout latReach measures (a later
+	// look may give the die another value, or none, and keep the reach).
+	reachValue int
 	// keepNotFlat: the reader found the die not flat by a rule of its
 	// own (a region far too large for it, or a face placed in a region
 	// where nothing read), which the cocked net does not overrule.

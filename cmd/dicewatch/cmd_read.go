@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/dicewatch/dicewatch/vision"
@@ -16,7 +17,18 @@ type readDie struct {
 	Box        [4]int  `json:"box"`
 	Confidence float64 `json:"confidence"`
 	Flat       bool    `json:"flat"`
+	// Flatness is the footprint's flatness score (vision.Detection's
+	// Flatness) and SizeRatio the measured top face over the expected
+	// die (vision.Detection's SizeRatio; rules' stacked cut is 1.12):
+	// the evidence behind the flat call and the stacked reason, rounded
+	// to 3 places as the confidence is.
+	Flatness  float64 `json:"flatness"`
+	SizeRatio float64 `json:"size_ratio"`
 }
+
+// round3 rounds a non-negative score to 3 decimal places for the JSON
+// output.
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
 
 // readLine is one image in `dicewatch read --json` output.
 type readLine struct {
@@ -39,21 +51,33 @@ var faceNetError = vision.FaceNetError
 var cockNetError = vision.CockNetError
 
 // cmdRead prints the dice found in still photos:
-// dicewatch read [--json] [--die-px N] IMAGE...
+// dicewatch read [--json] [--die-px N [--pip-spread F]] IMAGE...
 func cmdRead(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("read", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print one JSON line per image")
 	diePx := fs.Float64("die-px", 0, "expected die edge in pixels (0: estimate from each image)")
+	pipSpread := fs.Float64("pip-spread", 0, fmt.Sprintf("the dice's pip offset from a face's centre over the edge, %g..%g (0: not given; needs --die-px)", vision.MinPipSpread, vision.MaxPipSpread))
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: dicewatch read [--json] [--die-px N] IMAGE...")
+		fmt.Fprintln(stderr, "usage: dicewatch read [--json] [--die-px N [--pip-spread F]] IMAGE...")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() == 0 || *diePx < 0 {
+	if fs.NArg() == 0 || !(*diePx >= 0) {
 		fs.Usage()
+		return 2
+	}
+	if err := vision.CheckPipSpread(*pipSpread); err != nil {
+		fmt.Fprintf(stderr, "dicewatch read: --pip-spread: %v\n", err)
+		return 2
+	}
+	if *pipSpread > 0 && *diePx == 0 {
+		// The pips measure a face against the expected edge: without one
+		// the spread changes nothing, and silently ignoring it would
+		// mislead.
+		fmt.Fprintln(stderr, "dicewatch read: --pip-spread needs --die-px (the pips measure a face against the expected edge)")
 		return 2
 	}
 	oneShotMalloc()
@@ -65,7 +89,7 @@ func cmdRead(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := cockNetError(); err != nil {
 		fmt.Fprintf(stderr, "dicewatch read: warning: the built-in cocked net did not load, flat is the footprint's call: %v\n", err)
 	}
-	rd := vision.NewReader(vision.ReaderOptions{DiePx: *diePx})
+	rd := vision.NewReader(vision.ReaderOptions{DiePx: *diePx, PipSpread: *pipSpread})
 	defer rd.Close()
 	enc := json.NewEncoder(stdout)
 	code := 0
@@ -89,6 +113,8 @@ func cmdRead(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 					Box:        [4]int{d.Box.Min.X, d.Box.Min.Y, d.Box.Max.X, d.Box.Max.Y},
 					Confidence: float64(int(d.Confidence*1000+0.5)) / 1000,
 					Flat:       d.Flat,
+					Flatness:   round3(d.Flatness),
+					SizeRatio:  round3(d.SizeRatio),
 				}
 				if d.Value > 0 {
 					v := d.Value

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
+
+	"github.com/dicewatch/dicewatch/vision"
 )
 
 // TestReadWarnsWithoutFaceNet: when the built-in face net did not load,
@@ -61,6 +65,104 @@ func TestReadWarnsWithoutCockNet(t *testing.T) {
 		warned := strings.Contains(errOut.String(), "cocked net did not load") && strings.Contains(errOut.String(), "damaged cocked net")
 		if warned != broken {
 			t.Errorf("broken=%v: stderr %q", broken, errOut.String())
+		}
+	}
+}
+
+// readJSON runs `dicewatch read --json` with args on one photo and
+// returns its dice, each as the raw JSON object and as a readDie.
+func readJSON(t *testing.T, args ...string) ([]map[string]any, []readDie) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	if code := cmdRead(append([]string{"--json"}, args...), nil, &out, &errOut); code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, errOut.String())
+	}
+	var raw struct{ Dice []map[string]any }
+	var line readLine
+	if err := json.Unmarshal(out.Bytes(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(out.Bytes(), &line); err != nil {
+		t.Fatal(err)
+	}
+	return raw.Dice, line.Dice
+}
+
+// TestReadJSONSizeFields: each die in `dicewatch read --json` carries the
+// issue's fields and its flatness and size ratio, the reader's own rounded
+// to 3 places (read here with the same options); --pip-spread reaches the
+// reader (with --die-px, the pips size the dice they read: the size ratios
+// move).
+func TestReadJSONSizeFields(t *testing.T) {
+	photo := "../../testdata/photos/byler_d6/images/IMG_20191208_111228.jpg"
+	var plain []readDie
+	for _, opts := range []vision.ReaderOptions{{}, {DiePx: 40}, {DiePx: 40, PipSpread: 0.27}} {
+		args := []string{}
+		if opts.DiePx > 0 {
+			args = append(args, "--die-px", fmt.Sprint(opts.DiePx))
+		}
+		if opts.PipSpread > 0 {
+			args = append(args, "--pip-spread", fmt.Sprint(opts.PipSpread))
+		}
+		raw, dice := readJSON(t, append(args, photo)...)
+		rd := vision.NewReader(opts)
+		want, err := rd.ReadFile(photo)
+		rd.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(dice) != len(want) || len(dice) == 0 {
+			t.Fatalf("%v: %d dice, the reader %d", args, len(dice), len(want))
+		}
+		for i, d := range dice {
+			for _, k := range []string{"value", "box", "confidence", "flat", "flatness", "size_ratio"} {
+				if _, ok := raw[i][k]; !ok {
+					t.Errorf("%v: die %d has no %q: %v", args, i, k, raw[i])
+				}
+			}
+			w := want[i]
+			if d.Box != [4]int{w.Box.Min.X, w.Box.Min.Y, w.Box.Max.X, w.Box.Max.Y} ||
+				d.Flatness != math.Round(w.Flatness*1000)/1000 || d.SizeRatio != math.Round(w.SizeRatio*1000)/1000 {
+				t.Errorf("%v: die %d %+v, the reader's box %v flatness %g size ratio %g", args, i, d, w.Box, w.Flatness, w.SizeRatio)
+			}
+			if d.SizeRatio <= 0 || d.Flatness <= 0 {
+				t.Errorf("%v: die %d flatness %g size ratio %g, want both measured", args, i, d.Flatness, d.SizeRatio)
+			}
+		}
+		switch {
+		case opts.DiePx == 0:
+			plain = dice
+		case opts.PipSpread == 0:
+			plain = dice
+		default:
+			moved := 0
+			for i := range dice {
+				if i < len(plain) && dice[i].SizeRatio != plain[i].SizeRatio {
+					moved++
+				}
+			}
+			if moved == 0 {
+				t.Errorf("--pip-spread moved no size ratio (%d dice)", len(dice))
+			}
+		}
+	}
+}
+
+// TestReadPipSpreadChecked: an implausible --pip-spread, or one without
+// --die-px (it would change nothing), is a usage error.
+func TestReadPipSpreadChecked(t *testing.T) {
+	photo := "../../testdata/photos/byler_d6/images/IMG_20191208_111228.jpg"
+	for _, args := range [][]string{
+		{"--die-px", "60", "--pip-spread", "4.5", photo},
+		{"--die-px", "60", "--pip-spread", "-0.27", photo},
+		{"--pip-spread", "0.27", photo},
+	} {
+		var out, errOut bytes.Buffer
+		if code := cmdRead(args, nil, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "pip-spread") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and the flag named", args, code, errOut.String())
+		}
+		if out.Len() != 0 {
+			t.Errorf("%v: read anyway: %q", args, out.String())
 		}
 	}
 }

@@ -246,7 +246,7 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		return vision.RunPipeline(gctx, vision.PipelineConfig{
 			Source: cfg.Camera.Source, SourceOptions: srcOpts, OpenSource: f.openSource,
 			Calibration: cal, Current: watcher.Current,
-			SettleMS: int64(cfg.Vision.SettleMS), DiePx: cfg.Vision.DiePx,
+			SettleMS: int64(cfg.Vision.SettleMS), DiePx: cfg.Vision.DiePx, PipSpread: cfg.Vision.PipSpread,
 			ExitAtEOF: f.exitAtEOF, Log: log.With("component", "vision"),
 			Snapshots: true, Heartbeat: wd.Pet, Loop: f.loop, Clip: clipTap,
 		}, func(ev vision.Event) {
