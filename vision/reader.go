@@ -131,6 +131,12 @@ type Reader struct {
 	// specks and pipCands: see detect and pipGroups.
 	specks   []speck
 	pipCands []candidate
+	// Scratch of pipClusterCands: grey, its integral, spot labels, the
+	// fill's stack.
+	clGray  []uint8
+	clSum   []uint32
+	clLab   []int32
+	clStack []int32
 
 	// held: the values withheld only for a shrunk face's confidence,
 	// by the detection's centre, for giveHeld.
@@ -470,14 +476,22 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 	var rest []candidate
 	if !known {
 		rest = append(r.restCands(out, roi), r.pipCands...)
+		if !clusterOff {
+			rest = append(rest, r.pipClusterCands(fr, out, roi)...)
+		}
 	}
 	for _, c := range rest {
 		// Only a first look counts in a region where nothing read, and
 		// on an unread die (see below).
 		at := image.Pt(int(c.cx)+roi.Min.X, int(c.cy)+roi.Min.Y)
-		c.firstLook = c.unsure || slices.ContainsFunc(out, func(o Detection) bool { return o.Value == 0 && at.In(o.Box) })
+		c.firstLook = c.unsure || c.nPips > 0 || slices.ContainsFunc(out, func(o Detection) bool { return o.Value == 0 && at.In(o.Box) })
 		d, ok := r.readCandidate(fr, c, roi, ocx, ocy)
 		if !ok || d.Value == 0 {
+			continue
+		}
+		if c.nPips > 0 && (d.Value != c.nPips || d.Confidence <= secondLookMaxConf) {
+			// A pip group's face counts only when it reads as the
+			// group's pips, at a first look's confidence.
 			continue
 		}
 		if i := unreadUnder(out, d); i >= 0 {
@@ -514,6 +528,11 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 			d.Flatness = min(d.Flatness, 0.5*r.opts.MinFlatness)
 			d.Flat = false
 			d.keepNotFlat = true
+		}
+		if c.nPips > 0 {
+			// Found by its pips alone: its place is theirs, not a
+			// region's, so its value has a second look's confidence.
+			d.Confidence = min(d.Confidence, secondLookMaxConf)
 		}
 		out = append(out, d)
 	}

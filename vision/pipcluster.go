@@ -1,0 +1,327 @@
+package vision
+
+import (
+	"image"
+	"math"
+)
+
+// Pip clusters: a die whose body is about as light as the floor (ivory on
+// a light desk) may not show in the difference mask at all, or only its
+// side faces and pips do, and the candidates found there sit off its top
+// face. Its top face's pips still stand out: dark, round spots of one
+// size, each ringed by the body, lying within a face's reach of each
+// other. pipClusterCands finds such groups at full resolution without a
+// die size (the spots' own size and spacing give the face's) and puts a
+// face-sized candidate on each. The reader must count on that face as
+// many pips as the group holds for the die to be kept (see readFrame).
+
+// Pip spot limits, as fractions of the frame's smaller side (or of the
+// spot's own size).
+const (
+	// clusterWinFrac: the window of the local mean a spot is darker
+	// than, over the frame's smaller side.
+	clusterWinFrac = 1.0 / 12
+	// clusterDark: how much darker than that mean a pip pixel is, in
+	// grey levels.
+	clusterDark = 40
+	// clusterSpotMax: a spot's longest side at most this share of the
+	// frame's smaller side.
+	clusterSpotMax = 1.0 / 16
+	// clusterRingContrast: the body ring around a spot at least this
+	// much lighter than the spot, in grey levels.
+	clusterRingContrast = 60
+	// clusterRingDark: at most this share of the ring as dark as the
+	// spot (another pip, a seam, the floor's shadow).
+	clusterRingDark = 0.12
+	// clusterLink: spots of one face lie at most this many spot sizes
+	// apart (a 2's diagonal is the farthest, about four).
+	clusterLink = 4.5
+	// clusterSideLight: a group whose ring is this many grey levels
+	// darker than a neighbouring group's is that die's side face.
+	clusterSideLight = 12
+	// clusterRound: the least mean roundness (minor over major axis)
+	// of a group's spots. On matteo_webcam's aslant frames the top
+	// faces' pips measure 0.70 to 0.96, the side faces' read as dice
+	// 0.42 to 0.59.
+	clusterRound = 0.65
+)
+
+// clusterOff turns pipClusterCands off (tests: figures before and after).
+var clusterOff bool
+
+// clusterSpot is one dark, round spot: its box, the centre of its
+// pixels, its size (mean of the box's sides) and its mean grey.
+type clusterSpot struct {
+	bb     image.Rectangle
+	cx, cy float64
+	size   float64
+	// area in pixels, aspect (height over width) of the box, and the
+	// ring's mean grey.
+	area   float64
+	aspect float64
+	ring   float64
+	round  float64
+}
+
+// pipClusterCands returns a weak candidate (region pixels) for each group
+// of two to six pip spots of about one size, close together, whose centre
+// lies in no detection of dets that has a value (dets' boxes are in frame
+// pixels, the region at roi). Each candidate's nPips is its group's size.
+func (r *Reader) pipClusterCands(fr bgrImage, dets []Detection, roi image.Rectangle) []candidate {
+	w, h := fr.w, fr.h
+	minDim := min(w, h)
+	if minDim < 64 {
+		return nil
+	}
+	n := w * h
+	if cap(r.clGray) < n {
+		r.clGray = make([]uint8, n)
+		r.clSum = make([]uint32, (w+1)*(h+1))
+		r.clLab = make([]int32, n)
+	}
+	gray, sum, lab := r.clGray[:n], r.clSum[:(w+1)*(h+1)], r.clLab[:n]
+	for i := 0; i < n; i++ {
+		b, g, rr := uint32(fr.pix[3*i]), uint32(fr.pix[3*i+1]), uint32(fr.pix[3*i+2])
+		gray[i] = uint8((29*b + 150*g + 77*rr) >> 8)
+	}
+	// Integral image of grey, for the local means.
+	for x := 0; x <= w; x++ {
+		sum[x] = 0
+	}
+	for y := 0; y < h; y++ {
+		var row uint32
+		sum[(y+1)*(w+1)] = 0
+		for x := 0; x < w; x++ {
+			row += uint32(gray[y*w+x])
+			sum[(y+1)*(w+1)+x+1] = sum[y*(w+1)+x+1] + row
+		}
+	}
+	hw := max(7, int(clusterWinFrac*float64(minDim))/2)
+	// lab: 1 marks a dark pixel, later the spot's number.
+	for y := 0; y < h; y++ {
+		y0, y1 := max(0, y-hw), min(h, y+hw+1)
+		for x := 0; x < w; x++ {
+			x0, x1 := max(0, x-hw), min(w, x+hw+1)
+			s := sum[y1*(w+1)+x1] - sum[y0*(w+1)+x1] - sum[y1*(w+1)+x0] + sum[y0*(w+1)+x0]
+			cnt := uint32((y1 - y0) * (x1 - x0))
+			lab[y*w+x] = 0
+			if uint32(gray[y*w+x])*cnt+clusterDark*cnt < s {
+				lab[y*w+x] = -1
+			}
+		}
+	}
+	maxSide := int(clusterSpotMax * float64(minDim))
+	minArea := max(10, minDim*minDim/20000)
+	var spots []clusterSpot
+	stack := r.clStack[:0]
+	for s0 := range lab {
+		if lab[s0] != -1 {
+			continue
+		}
+		lab[s0] = 1
+		stack = append(stack[:0], int32(s0))
+		area := 0
+		bb := image.Rectangle{Min: image.Pt(w, h), Max: image.Pt(-1, -1)}
+		var sx, sy, sg, sxx, syy, sxy int
+		for len(stack) > 0 {
+			p := int(stack[len(stack)-1])
+			stack = stack[:len(stack)-1]
+			x, y := p%w, p/w
+			area++
+			sx += x
+			sy += y
+			sxx += x * x
+			syy += y * y
+			sxy += x * y
+			sg += int(gray[p])
+			bb.Min.X, bb.Min.Y = min(bb.Min.X, x), min(bb.Min.Y, y)
+			bb.Max.X, bb.Max.Y = max(bb.Max.X, x), max(bb.Max.Y, y)
+			if x > 0 && lab[p-1] == -1 {
+				lab[p-1] = 1
+				stack = append(stack, int32(p-1))
+			}
+			if x+1 < w && lab[p+1] == -1 {
+				lab[p+1] = 1
+				stack = append(stack, int32(p+1))
+			}
+			if y > 0 && lab[p-w] == -1 {
+				lab[p-w] = 1
+				stack = append(stack, int32(p-w))
+			}
+			if y+1 < h && lab[p+w] == -1 {
+				lab[p+w] = 1
+				stack = append(stack, int32(p+w))
+			}
+		}
+		bb.Max = bb.Max.Add(image.Pt(1, 1))
+		bw, bh := bb.Dx(), bb.Dy()
+		if area < minArea || max(bw, bh) > maxSide {
+			continue
+		}
+		// Round and filled: a pip seen at an angle is an ellipse, not
+		// a stroke.
+		if float64(min(bw, bh)) < 0.55*float64(max(bw, bh)) || float64(area) < 0.55*float64(bw*bh) {
+			continue
+		}
+		size := float64(bw+bh) / 2
+		// The ring around it: the body, lighter by far, and with
+		// little else as dark.
+		pad := int(math.Ceil(0.6 * size))
+		ring := bb.Inset(-pad)
+		if !ring.In(image.Rect(0, 0, w, h)) {
+			continue
+		}
+		mean := float64(sg) / float64(area)
+		var rs, rn int
+		for y := ring.Min.Y; y < ring.Max.Y; y++ {
+			for x := ring.Min.X; x < ring.Max.X; x++ {
+				if image.Pt(x, y).In(bb) {
+					continue
+				}
+				rs += int(gray[y*w+x])
+				rn++
+			}
+		}
+		rmean := float64(rs) / float64(rn)
+		if rmean-mean < clusterRingContrast {
+			continue
+		}
+		mid := (rmean + mean) / 2
+		dark := 0
+		for y := ring.Min.Y; y < ring.Max.Y; y++ {
+			for x := ring.Min.X; x < ring.Max.X; x++ {
+				if !image.Pt(x, y).In(bb) && float64(gray[y*w+x]) < mid {
+					dark++
+				}
+			}
+		}
+		if float64(dark) > clusterRingDark*float64(rn) {
+			continue
+		}
+		// Roundness: the minor axis over the major of the pixels'
+		// spread (a side face's pips are squeezed, turned any way).
+		fa := float64(area)
+		mx, my := float64(sx)/fa, float64(sy)/fa
+		vxx, vyy, vxy := float64(sxx)/fa-mx*mx, float64(syy)/fa-my*my, float64(sxy)/fa-mx*my
+		tr, det := vxx+vyy, vxx*vyy-vxy*vxy
+		disc := math.Sqrt(math.Max(0, tr*tr/4-det))
+		round := 0.0
+		if l1 := tr/2 + disc; l1 > 0 {
+			round = math.Sqrt(math.Max(0, tr/2-disc) / l1)
+		}
+		spots = append(spots, clusterSpot{round: round, bb: bb, cx: float64(sx) / float64(area), cy: float64(sy) / float64(area), size: size, area: float64(area), aspect: float64(bh) / float64(bw), ring: rmean})
+	}
+	r.clStack = stack
+	if len(spots) < 2 {
+		return nil
+	}
+	// Groups: spots of about one size within a face's reach of each
+	// other, linked.
+	grp := make([]int, len(spots))
+	for i := range grp {
+		grp[i] = -1
+	}
+	var out []candidate
+	var rings []float64
+	for i := range spots {
+		if grp[i] >= 0 {
+			continue
+		}
+		grp[i] = i
+		members := []int{i}
+		for q := 0; q < len(members); q++ {
+			a := spots[members[q]]
+			for j := range spots {
+				if grp[j] >= 0 {
+					continue
+				}
+				b := spots[j]
+				// One face: pips of one area and shape (a side face's
+				// are foreshortened), on a body lit alike.
+				if max(a.area, b.area) > 1.7*min(a.area, b.area) ||
+					math.Abs(math.Log(a.aspect/b.aspect)) > 0.4 ||
+					math.Abs(a.ring-b.ring) > 0.08*max(a.ring, b.ring) {
+					continue
+				}
+				if math.Hypot(a.cx-b.cx, a.cy-b.cy) <= clusterLink*(a.size+b.size)/2 {
+					grp[j] = i
+					members = append(members, j)
+				}
+			}
+		}
+		if len(members) < 2 || len(members) > 6 {
+			continue
+		}
+		// The face: its diagonal is the two farthest pips' span over
+		// 0.5 (pips of 2..6 sit a quarter edge in from the centre on
+		// each axis), turned 45 degrees from it.
+		var far float64
+		var p, q clusterSpot
+		var sz float64
+		for _, a := range members {
+			sa := spots[a]
+			sz += sa.size
+			for _, b := range members {
+				if d := math.Hypot(sa.cx-spots[b].cx, sa.cy-spots[b].cy); d > far {
+					far, p, q = d, sa, spots[b]
+				}
+			}
+		}
+		sz /= float64(len(members))
+		edge := math.Sqrt2 * far
+		if edge < 3.2*sz || edge > 8*sz {
+			continue
+		}
+		cx, cy := (p.cx+q.cx)/2, (p.cy+q.cy)/2
+		at := image.Pt(int(cx)+roi.Min.X, int(cy)+roi.Min.Y)
+		taken := false
+		for _, d := range dets {
+			if d.Value > 0 && at.In(d.Box) {
+				taken = true
+				break
+			}
+		}
+		if taken {
+			continue
+		}
+		ang := math.Atan2(q.cy-p.cy, q.cx-p.cx) - math.Pi/4
+		// A square's turn is known only modulo a quarter turn.
+		ang -= math.Pi / 2 * math.Round(ang/(math.Pi/2))
+		var ring, round float64
+		for _, a := range members {
+			ring += spots[a].ring
+			round += spots[a].round
+		}
+		if round < clusterRound*float64(len(members)) {
+			// A side face, seen aslant: its pips are squeezed.
+			continue
+		}
+		out = append(out, candidate{cx: cx, cy: cy, w: edge, h: edge, angle: ang, edge: edge, flatness: 1, sizeRatio: 1,
+			weak: true, pipsOnly: true, nPips: len(members)})
+		rings = append(rings, ring/float64(len(members)))
+	}
+	// A die seen aslant shows a side face's pips next to its top face's:
+	// the top face is the one lit from above. A group by a group much
+	// lighter around its pips, within a face's reach, is a side face.
+	// A lone spot counts too: a 1 on top, its side faces' pips in groups.
+	kept := out[:0]
+	for i, c := range out {
+		side := false
+		for j, o := range out {
+			if j != i && rings[j] > rings[i]+clusterSideLight && math.Hypot(c.cx-o.cx, c.cy-o.cy) <= 1.3*max(c.edge, o.edge) {
+				side = true
+				break
+			}
+		}
+		for _, sp := range spots {
+			if sp.ring > rings[i]+clusterSideLight && math.Hypot(c.cx-sp.cx, c.cy-sp.cy) <= 1.3*c.edge {
+				side = true
+				break
+			}
+		}
+		if !side {
+			kept = append(kept, c)
+		}
+	}
+	return kept
+}
