@@ -3,6 +3,7 @@ package vision
 import (
 	"image"
 	"math"
+	"slices"
 )
 
 // Pip clusters: a die whose body is about as light as the floor (ivory on
@@ -273,17 +274,6 @@ func (r *Reader) pipClusterCands(fr bgrImage, dets []Detection, roi image.Rectan
 			continue
 		}
 		cx, cy := (p.cx+q.cx)/2, (p.cy+q.cy)/2
-		at := image.Pt(int(cx)+roi.Min.X, int(cy)+roi.Min.Y)
-		taken := false
-		for _, d := range dets {
-			if d.Value > 0 && at.In(d.Box) {
-				taken = true
-				break
-			}
-		}
-		if taken {
-			continue
-		}
 		ang := math.Atan2(q.cy-p.cy, q.cx-p.cx) - math.Pi/4
 		// A square's turn is known only modulo a quarter turn.
 		ang -= math.Pi / 2 * math.Round(ang/(math.Pi/2))
@@ -294,6 +284,30 @@ func (r *Reader) pipClusterCands(fr bgrImage, dets []Detection, roi image.Rectan
 		}
 		if round < clusterRound*float64(len(members)) {
 			// A side face, seen aslant: its pips are squeezed.
+			continue
+		}
+		at := image.Pt(int(cx)+roi.Min.X, int(cy)+roi.Min.Y)
+		taken := false
+		for k := range dets {
+			d := &dets[k]
+			if d.Value == 0 || !at.In(d.Box) {
+				continue
+			}
+			if d.Value == 1 && slices.ContainsFunc(members, func(m int) bool {
+				return image.Pt(int(spots[m].cx)+roi.Min.X, int(spots[m].cy)+roi.Min.Y).In(d.PipBox.Inset(-1))
+			}) {
+				// A 1 whose pip is one of a group of like pips: a 2
+				// or more read from one of its pips. Its value is
+				// withheld, and the later looks leave it so; the
+				// group's face may give it one (see readFrame).
+				d.Value, d.Confidence = 0, 0
+				d.pairOne = true
+				continue
+			}
+			taken = true
+			break
+		}
+		if taken {
 			continue
 		}
 		out = append(out, candidate{cx: cx, cy: cy, w: edge, h: edge, angle: ang, edge: edge, flatness: 1, sizeRatio: 1,

@@ -495,7 +495,9 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 			continue
 		}
 		if i := unreadUnder(out, d); i >= 0 {
-			if d.Confidence > secondLookMaxConf {
+			// A 1 withheld for its pip group takes only that
+			// group's value.
+			if d.Confidence > secondLookMaxConf && (!out[i].pairOne || c.nPips > 0) {
 				o := &out[i]
 				o.Value, o.Confidence = d.Value, secondLookMaxConf
 				// Its pips are the ones this look counted (the unread
@@ -952,9 +954,10 @@ func (r *Reader) giveLater(fr bgrImage, d *Detection, fv faceValue, roi image.Re
 // laterMay reports whether a look after the first reads may give d a
 // value: d is unread and the check did not mark it (pipsRow: a layout
 // small for the die and for its pips is a part of its face, and so is
-// what a later look reads there).
+// what a later look reads there; pairOne: a 1 read on one of a pip
+// group's pips).
 func (d *Detection) laterMay() bool {
-	return d.Value == 0 && !d.pipsRow
+	return d.Value == 0 && !d.pipsRow && !d.pairOne
 }
 
 // keepChecked takes from nd, the copy of d a later look's value was
