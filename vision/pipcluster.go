@@ -4,6 +4,8 @@ import (
 	"image"
 	"math"
 	"slices"
+
+	"gocv.io/x/gocv"
 )
 
 // Pip clusters: a die whose body is about as light as the floor (ivory on
@@ -74,87 +76,39 @@ func (r *Reader) pipClusterCands(fr bgrImage, dets []Detection, roi image.Rectan
 	if minDim < 64 {
 		return nil
 	}
-	n := w * h
-	if cap(r.clGray) < n {
-		r.clGray = make([]uint8, n)
-		r.clSum = make([]uint32, (w+1)*(h+1))
-		r.clLab = make([]int32, n)
-	}
-	gray, sum, lab := r.clGray[:n], r.clSum[:(w+1)*(h+1)], r.clLab[:n]
-	for i := 0; i < n; i++ {
-		b, g, rr := uint32(fr.pix[3*i]), uint32(fr.pix[3*i+1]), uint32(fr.pix[3*i+2])
-		gray[i] = uint8((29*b + 150*g + 77*rr) >> 8)
-	}
-	// Integral image of grey, for the local means.
-	for x := 0; x <= w; x++ {
-		sum[x] = 0
-	}
-	for y := 0; y < h; y++ {
-		var row uint32
-		sum[(y+1)*(w+1)] = 0
-		for x := 0; x < w; x++ {
-			row += uint32(gray[y*w+x])
-			sum[(y+1)*(w+1)+x+1] = sum[y*(w+1)+x+1] + row
-		}
-	}
+	// Dark pixels: darker than the local mean by clusterDark.
 	hw := max(7, int(clusterWinFrac*float64(minDim))/2)
-	// lab: 1 marks a dark pixel, later the spot's number.
-	for y := 0; y < h; y++ {
-		y0, y1 := max(0, y-hw), min(h, y+hw+1)
-		for x := 0; x < w; x++ {
-			x0, x1 := max(0, x-hw), min(w, x+hw+1)
-			s := sum[y1*(w+1)+x1] - sum[y0*(w+1)+x1] - sum[y1*(w+1)+x0] + sum[y0*(w+1)+x0]
-			cnt := uint32((y1 - y0) * (x1 - x0))
-			lab[y*w+x] = 0
-			if uint32(gray[y*w+x])*cnt+clusterDark*cnt < s {
-				lab[y*w+x] = -1
-			}
-		}
+	gocv.CvtColor(r.frame, &r.clGrayM, gocv.ColorBGRToGray)
+	// The mean over a window of some 50 px changes slowly: it is taken
+	// at a quarter of the size and scaled back up.
+	sw, sh := max(1, w/4), max(1, h/4)
+	gocv.Resize(r.clGrayM, &r.clSmallM, image.Pt(sw, sh), 0, 0, gocv.InterpolationArea)
+	gocv.Blur(r.clSmallM, &r.clSmallM, image.Pt(2*(hw/4)+1, 2*(hw/4)+1))
+	gocv.Resize(r.clSmallM, &r.clMeanM, image.Pt(w, h), 0, 0, gocv.InterpolationLinear)
+	gocv.Subtract(r.clMeanM, r.clGrayM, &r.clMaskM)
+	gocv.Threshold(r.clMaskM, &r.clMaskM, clusterDark, 255, gocv.ThresholdBinary)
+	gray, err := r.clGrayM.DataPtrUint8()
+	if err != nil || len(gray) < w*h {
+		return nil
 	}
+	mk, err := r.clMaskM.DataPtrUint8()
+	if err != nil || len(mk) < w*h {
+		return nil
+	}
+	if cap(r.clLab) < w*h {
+		r.clLab = make([]int32, w*h)
+		r.clCCL.labOK = false
+	}
+	lab := r.clLab[:w*h]
+	nl := labelComponents(mk[:w*h], w, h, lab, &r.clStats, &r.clFull, &r.clCCL)
+	stats := r.clStats[:5*nl]
 	maxSide := int(clusterSpotMax * float64(minDim))
 	minArea := max(10, minDim*minDim/20000)
 	var spots []clusterSpot
-	stack := r.clStack[:0]
-	for s0 := range lab {
-		if lab[s0] != -1 {
-			continue
-		}
-		lab[s0] = 1
-		stack = append(stack[:0], int32(s0))
-		area := 0
-		bb := image.Rectangle{Min: image.Pt(w, h), Max: image.Pt(-1, -1)}
-		var sx, sy, sg, sxx, syy, sxy int
-		for len(stack) > 0 {
-			p := int(stack[len(stack)-1])
-			stack = stack[:len(stack)-1]
-			x, y := p%w, p/w
-			area++
-			sx += x
-			sy += y
-			sxx += x * x
-			syy += y * y
-			sxy += x * y
-			sg += int(gray[p])
-			bb.Min.X, bb.Min.Y = min(bb.Min.X, x), min(bb.Min.Y, y)
-			bb.Max.X, bb.Max.Y = max(bb.Max.X, x), max(bb.Max.Y, y)
-			if x > 0 && lab[p-1] == -1 {
-				lab[p-1] = 1
-				stack = append(stack, int32(p-1))
-			}
-			if x+1 < w && lab[p+1] == -1 {
-				lab[p+1] = 1
-				stack = append(stack, int32(p+1))
-			}
-			if y > 0 && lab[p-w] == -1 {
-				lab[p-w] = 1
-				stack = append(stack, int32(p-w))
-			}
-			if y+1 < h && lab[p+w] == -1 {
-				lab[p+w] = 1
-				stack = append(stack, int32(p+w))
-			}
-		}
-		bb.Max = bb.Max.Add(image.Pt(1, 1))
+	for id := 1; id < nl; id++ {
+		st := stats[5*id:][:5]
+		area := int(st[4])
+		bb := image.Rect(int(st[0]), int(st[1]), int(st[0]+st[2]), int(st[1]+st[3]))
 		bw, bh := bb.Dx(), bb.Dy()
 		if area < minArea || max(bw, bh) > maxSide {
 			continue
@@ -171,6 +125,20 @@ func (r *Reader) pipClusterCands(fr bgrImage, dets []Detection, roi image.Rectan
 		ring := bb.Inset(-pad)
 		if !ring.In(image.Rect(0, 0, w, h)) {
 			continue
+		}
+		var sx, sy, sg, sxx, syy, sxy int
+		for y := bb.Min.Y; y < bb.Max.Y; y++ {
+			for x := bb.Min.X; x < bb.Max.X; x++ {
+				if lab[y*w+x] != int32(id) {
+					continue
+				}
+				sx += x
+				sy += y
+				sg += int(gray[y*w+x])
+				sxx += x * x
+				syy += y * y
+				sxy += x * y
+			}
 		}
 		mean := float64(sg) / float64(area)
 		var rs, rn int
@@ -212,7 +180,6 @@ func (r *Reader) pipClusterCands(fr bgrImage, dets []Detection, roi image.Rectan
 		}
 		spots = append(spots, clusterSpot{round: round, bb: bb, cx: float64(sx) / float64(area), cy: float64(sy) / float64(area), size: size, area: float64(area), aspect: float64(bh) / float64(bw), ring: rmean})
 	}
-	r.clStack = stack
 	if len(spots) < 2 {
 		return nil
 	}

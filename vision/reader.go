@@ -131,12 +131,13 @@ type Reader struct {
 	// specks and pipCands: see detect and pipGroups.
 	specks   []speck
 	pipCands []candidate
-	// Scratch of pipClusterCands: grey, its integral, spot labels, the
-	// fill's stack.
-	clGray  []uint8
-	clSum   []uint32
-	clLab   []int32
-	clStack []int32
+	// Scratch of pipClusterCands: the frame's grey, its local mean (and
+	// that at a quarter size),
+	// the dark mask, and the mask's labels.
+	clGrayM, clSmallM, clMeanM, clMaskM gocv.Mat
+	clLab                               []int32
+	clStats, clFull                     []int32
+	clCCL                               cclScratch
 
 	// held: the values withheld only for a shrunk face's confidence,
 	// by the detection's centre, for giveHeld.
@@ -190,6 +191,11 @@ func NewReader(opts ReaderOptions) *Reader {
 		openK: gocv.GetStructuringElement(gocv.MorphEllipse, image.Pt(3, 3)),
 		gmask: gocv.NewMat(),
 		gtmp:  gocv.NewMat(),
+
+		clGrayM:  gocv.NewMat(),
+		clSmallM: gocv.NewMat(),
+		clMeanM:  gocv.NewMat(),
+		clMaskM:  gocv.NewMat(),
 	}
 	r.face.sizeKnown = r.knownSize()
 	return r
@@ -199,7 +205,8 @@ func NewReader(opts ReaderOptions) *Reader {
 // afterwards.
 func (r *Reader) Close() error {
 	for _, m := range []*gocv.Mat{&r.frame, &r.det, &r.small, &r.smed, &r.bg, &r.diff, &r.mask,
-		&r.tmp, &r.lab, &r.stats, &r.cent, &r.hier, &r.openK, &r.gmask, &r.gtmp} {
+		&r.tmp, &r.lab, &r.stats, &r.cent, &r.hier, &r.openK, &r.gmask, &r.gtmp,
+		&r.clGrayM, &r.clSmallM, &r.clMeanM, &r.clMaskM} {
 		if err := m.Close(); err != nil {
 			return fmt.Errorf("vision: close reader: %w", err)
 		}
