@@ -520,7 +520,12 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 			}
 			continue
 		}
-		if covers(out, d, nil) {
+		if c.nPips > 0 || covers(out, d, nil) {
+			// A pip group's face is a second look at an unread die
+			// only: as a die of its own (the frame's other dice
+			// missing it), on the generated stills read without a
+			// size it added five phantoms at the rules' confidence
+			// (0..599) and took cocked dice as flat.
 			continue
 		}
 		if c.unsure {
@@ -537,11 +542,6 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 			d.Flatness = min(d.Flatness, 0.5*r.opts.MinFlatness)
 			d.Flat = false
 			d.keepNotFlat = true
-		}
-		if c.nPips > 0 {
-			// Found by its pips alone: its place is theirs, not a
-			// region's, so its value has a second look's confidence.
-			d.Confidence = min(d.Confidence, secondLookMaxConf)
 		}
 		out = append(out, d)
 	}
