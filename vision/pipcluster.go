@@ -47,6 +47,12 @@ const (
 	// faces' pips measure 0.70 to 0.96, the side faces' read as dice
 	// 0.42 to 0.59.
 	clusterRound = 0.65
+	// clusterRegionMax: an unread die takes a group's value only when
+	// its box's mean side is at most this many of the group's face
+	// edges (a die seen aslant with its side faces: matteo_webcam's
+	// 0.66 to 1.83, one at 2.41; on the generated stills read without a
+	// size, regions of several dice 2.52 to 3.74 took phantom values).
+	clusterRegionMax = 2.0
 )
 
 // clusterOff turns pipClusterCands off (tests: figures before and after).

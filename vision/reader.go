@@ -501,6 +501,12 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 			// group's pips, at a first look's confidence.
 			continue
 		}
+		if i := unreadUnder(out, d); c.nPips > 0 && i >= 0 && float64(out[i].Box.Dx()+out[i].Box.Dy())/2 > clusterRegionMax*c.edge {
+			// The unread region is far larger than the face: not one
+			// die and its side faces but several, or a die and
+			// what lies by it; the value would be the region's.
+			continue
+		}
 		if i := unreadUnder(out, d); i >= 0 {
 			// A 1 withheld for its pip group takes only that
 			// group's value.
