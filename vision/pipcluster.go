@@ -9,14 +9,18 @@ import (
 )
 
 // Pip clusters: a die whose body is about as light as the floor (ivory on
-// a light desk) may not show in the difference mask at all, or only its
-// side faces and pips do, and the candidates found there sit off its top
-// face. Its top face's pips still stand out: dark, round spots of one
-// size, each ringed by the body, lying within a face's reach of each
-// other. pipClusterCands finds such groups at full resolution without a
-// die size (the spots' own size and spacing give the face's) and puts a
-// face-sized candidate on each. The reader must count on that face as
-// many pips as the group holds for the die to be kept (see readFrame).
+// a light desk, seen aslant) shows in the difference mask with its side
+// faces, and the face read there sits off its top face and stays unread.
+// Its top face's pips still stand out: dark, round spots of one size,
+// each ringed by the body, lying within a face's reach of each other.
+// pipClusterCands finds such groups at full resolution without a die
+// size (the spots' own size and spacing give the face's) and puts a
+// face-sized candidate on each. Only without a known die size, and only
+// as a second look at an unread die under it: the face must read as
+// many pips as the group holds, at a first look's confidence (see
+// readFrame). As dice of their own (ivory dice the mask misses) they
+// found three more matteo_webcam dice but added phantoms and wrong
+// values on the generated stills, so they are not kept.
 
 // Pip spot limits, as fractions of the frame's smaller side (or of the
 // spot's own size).
@@ -73,9 +77,11 @@ type clusterSpot struct {
 }
 
 // pipClusterCands returns a weak candidate (region pixels) for each group
-// of two to six pip spots of about one size, close together, whose centre
-// lies in no detection of dets that has a value (dets' boxes are in frame
-// pixels, the region at roi). Each candidate's nPips is its group's size.
+// of two to six round pip spots of about one size, close together, whose
+// centre lies in no detection of dets that has a value (dets' boxes are
+// in frame pixels, the region at roi). Each candidate's nPips is its
+// group's size. A detection read as 1 whose pip is one of a group's is
+// withheld first (pairOne), and the group's candidate kept.
 func (r *Reader) pipClusterCands(fr bgrImage, dets []Detection, roi image.Rectangle) []candidate {
 	w, h := fr.w, fr.h
 	minDim := min(w, h)
