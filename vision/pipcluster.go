@@ -88,109 +88,39 @@ func (r *Reader) pipClusterCands(fr bgrImage, dets []Detection, roi image.Rectan
 	if minDim < 64 {
 		return nil
 	}
-	// Dark pixels: darker than the local mean by clusterDark.
 	hw := max(7, int(clusterWinFrac*float64(minDim))/2)
-	gocv.CvtColor(r.frame, &r.clGrayM, gocv.ColorBGRToGray)
-	// The mean over a window of some 50 px changes slowly: it is taken
-	// at a quarter of the size and scaled back up.
-	sw, sh := max(1, w/4), max(1, h/4)
-	gocv.Resize(r.clGrayM, &r.clSmallM, image.Pt(sw, sh), 0, 0, gocv.InterpolationArea)
-	gocv.Blur(r.clSmallM, &r.clSmallM, image.Pt(2*(hw/4)+1, 2*(hw/4)+1))
-	gocv.Resize(r.clSmallM, &r.clMeanM, image.Pt(w, h), 0, 0, gocv.InterpolationLinear)
-	gocv.Subtract(r.clMeanM, r.clGrayM, &r.clMaskM)
-	gocv.Threshold(r.clMaskM, &r.clMaskM, clusterDark, 255, gocv.ThresholdBinary)
-	gray, err := r.clGrayM.DataPtrUint8()
-	if err != nil || len(gray) < w*h {
-		return nil
-	}
-	mk, err := r.clMaskM.DataPtrUint8()
-	if err != nil || len(mk) < w*h {
-		return nil
-	}
-	if cap(r.clLab) < w*h {
-		r.clLab = make([]int32, w*h)
-		r.clCCL.labOK = false
-	}
-	lab := r.clLab[:w*h]
-	nl := labelComponents(mk[:w*h], w, h, lab, &r.clStats, &r.clFull, &r.clCCL)
-	stats := r.clStats[:5*nl]
 	maxSide := int(clusterSpotMax * float64(minDim))
 	minArea := max(10, minDim*minDim/20000)
+	// Only where a group can serve: about the unread dice and those
+	// read as 1 (a group elsewhere is taken by a read die, or gives
+	// nothing). Their boxes, grown by their size each way, merged where
+	// they meet.
+	var subs []image.Rectangle
+	for _, d := range dets {
+		if d.Value > 1 {
+			continue
+		}
+		b := d.Box.Sub(roi.Min)
+		b = b.Inset(-max(b.Dx(), b.Dy())).Intersect(image.Rect(0, 0, w, h))
+		if b.Dx() < 8 || b.Dy() < 8 {
+			continue
+		}
+		for merged := true; merged; {
+			merged = false
+			for i, o := range subs {
+				if o.Overlaps(b) {
+					b = b.Union(o)
+					subs = slices.Delete(subs, i, i+1)
+					merged = true
+					break
+				}
+			}
+		}
+		subs = append(subs, b)
+	}
 	var spots []clusterSpot
-	for id := 1; id < nl; id++ {
-		st := stats[5*id:][:5]
-		area := int(st[4])
-		bb := image.Rect(int(st[0]), int(st[1]), int(st[0]+st[2]), int(st[1]+st[3]))
-		bw, bh := bb.Dx(), bb.Dy()
-		if area < minArea || max(bw, bh) > maxSide {
-			continue
-		}
-		// Round and filled: a pip seen at an angle is an ellipse, not
-		// a stroke.
-		if float64(min(bw, bh)) < 0.55*float64(max(bw, bh)) || float64(area) < 0.55*float64(bw*bh) {
-			continue
-		}
-		size := float64(bw+bh) / 2
-		// The ring around it: the body, lighter by far, and with
-		// little else as dark.
-		pad := int(math.Ceil(0.6 * size))
-		ring := bb.Inset(-pad)
-		if !ring.In(image.Rect(0, 0, w, h)) {
-			continue
-		}
-		var sx, sy, sg, sxx, syy, sxy int
-		for y := bb.Min.Y; y < bb.Max.Y; y++ {
-			for x := bb.Min.X; x < bb.Max.X; x++ {
-				if lab[y*w+x] != int32(id) {
-					continue
-				}
-				sx += x
-				sy += y
-				sg += int(gray[y*w+x])
-				sxx += x * x
-				syy += y * y
-				sxy += x * y
-			}
-		}
-		mean := float64(sg) / float64(area)
-		var rs, rn int
-		for y := ring.Min.Y; y < ring.Max.Y; y++ {
-			for x := ring.Min.X; x < ring.Max.X; x++ {
-				if image.Pt(x, y).In(bb) {
-					continue
-				}
-				rs += int(gray[y*w+x])
-				rn++
-			}
-		}
-		rmean := float64(rs) / float64(rn)
-		if rmean-mean < clusterRingContrast {
-			continue
-		}
-		mid := (rmean + mean) / 2
-		dark := 0
-		for y := ring.Min.Y; y < ring.Max.Y; y++ {
-			for x := ring.Min.X; x < ring.Max.X; x++ {
-				if !image.Pt(x, y).In(bb) && float64(gray[y*w+x]) < mid {
-					dark++
-				}
-			}
-		}
-		if float64(dark) > clusterRingDark*float64(rn) {
-			continue
-		}
-		// Roundness: the minor axis over the major of the pixels'
-		// spread (a side face's pips are squeezed, turned any way).
-		fa := float64(area)
-		mx, my := float64(sx)/fa, float64(sy)/fa
-		vxx, vyy, vxy := float64(sxx)/fa-mx*mx, float64(syy)/fa-my*my, float64(sxy)/fa-mx*my
-		tr, det := vxx+vyy, vxx*vyy-vxy*vxy
-		disc := math.Sqrt(math.Max(0, tr*tr/4-det))
-		round := 0.0
-		if l1 := tr/2 + disc; l1 > 0 {
-			round = math.Sqrt(math.Max(0, tr/2-disc) / l1)
-		}
-		spots = append(spots, clusterSpot{round: round, bb: bb, cx: float64(sx) / float64(area), cy: float64(sy) / float64(area), size: size, area: float64(area), aspect: float64(bh) / float64(bw), ring: rmean})
+	for _, sub := range subs {
+		spots = r.clusterSpots(sub, hw, maxSide, minArea, spots)
 	}
 	if len(spots) < 2 {
 		return nil
@@ -317,4 +247,125 @@ func (r *Reader) pipClusterCands(fr bgrImage, dets []Detection, roi image.Rectan
 		}
 	}
 	return kept
+}
+
+// clusterSpots appends to spots the pip spots found in the part sub of
+// the frame (region pixels): dark, round, filled, ringed by a lighter
+// body (see pipClusterCands).
+func (r *Reader) clusterSpots(inner image.Rectangle, hw, maxSide, minArea int, spots []clusterSpot) []clusterSpot {
+	// Dark pixels: darker than the local mean by clusterDark. The mean
+	// is taken over a part wider by its window, on the frame's grid of
+	// quarter cells, so that over inner it is the whole frame's.
+	fw, fh := r.frame.Cols(), r.frame.Rows()
+	pad := hw + 8
+	sub := image.Rect((max(0, inner.Min.X-pad))/4*4, (max(0, inner.Min.Y-pad))/4*4,
+		(inner.Max.X+pad+3)/4*4, (inner.Max.Y+pad+3)/4*4).Intersect(image.Rect(0, 0, fw, fh))
+	in := inner.Sub(sub.Min)
+	part := r.frame.Region(sub)
+	gocv.CvtColor(part, &r.clGrayM, gocv.ColorBGRToGray)
+	part.Close()
+	w, h := sub.Dx(), sub.Dy()
+	// The mean over a window of some 50 px changes slowly: it is taken
+	// at a quarter of the size and scaled back up.
+	sw, sh := max(1, w/4), max(1, h/4)
+	gocv.Resize(r.clGrayM, &r.clSmallM, image.Pt(sw, sh), 0, 0, gocv.InterpolationArea)
+	gocv.Blur(r.clSmallM, &r.clSmallM, image.Pt(2*(hw/4)+1, 2*(hw/4)+1))
+	gocv.Resize(r.clSmallM, &r.clMeanM, image.Pt(w, h), 0, 0, gocv.InterpolationLinear)
+	gocv.Subtract(r.clMeanM, r.clGrayM, &r.clMaskM)
+	gocv.Threshold(r.clMaskM, &r.clMaskM, clusterDark, 255, gocv.ThresholdBinary)
+	gray, err := r.clGrayM.DataPtrUint8()
+	if err != nil || len(gray) < w*h {
+		return spots
+	}
+	mk, err := r.clMaskM.DataPtrUint8()
+	if err != nil || len(mk) < w*h {
+		return spots
+	}
+	if cap(r.clLab) < w*h {
+		r.clLab = make([]int32, w*h)
+		r.clCCL.labOK = false
+	}
+	lab := r.clLab[:w*h]
+	nl := labelComponents(mk[:w*h], w, h, lab, &r.clStats, &r.clFull, &r.clCCL)
+	stats := r.clStats[:5*nl]
+	for id := 1; id < nl; id++ {
+		st := stats[5*id:][:5]
+		area := int(st[4])
+		bb := image.Rect(int(st[0]), int(st[1]), int(st[0]+st[2]), int(st[1]+st[3]))
+		bw, bh := bb.Dx(), bb.Dy()
+		if area < minArea || max(bw, bh) > maxSide {
+			continue
+		}
+		// Round and filled: a pip seen at an angle is an ellipse, not
+		// a stroke.
+		if float64(min(bw, bh)) < 0.55*float64(max(bw, bh)) || float64(area) < 0.55*float64(bw*bh) {
+			continue
+		}
+		if !image.Pt((bb.Min.X+bb.Max.X)/2, (bb.Min.Y+bb.Max.Y)/2).In(in) {
+			continue
+		}
+		size := float64(bw+bh) / 2
+		// The ring around it: the body, lighter by far, and with
+		// little else as dark.
+		pad := int(math.Ceil(0.6 * size))
+		ring := bb.Inset(-pad)
+		if !ring.In(image.Rect(0, 0, w, h)) {
+			continue
+		}
+		var sx, sy, sg, sxx, syy, sxy int
+		for y := bb.Min.Y; y < bb.Max.Y; y++ {
+			for x := bb.Min.X; x < bb.Max.X; x++ {
+				if lab[y*w+x] != int32(id) {
+					continue
+				}
+				sx += x
+				sy += y
+				sg += int(gray[y*w+x])
+				sxx += x * x
+				syy += y * y
+				sxy += x * y
+			}
+		}
+		mean := float64(sg) / float64(area)
+		var rs, rn int
+		for y := ring.Min.Y; y < ring.Max.Y; y++ {
+			for x := ring.Min.X; x < ring.Max.X; x++ {
+				if image.Pt(x, y).In(bb) {
+					continue
+				}
+				rs += int(gray[y*w+x])
+				rn++
+			}
+		}
+		rmean := float64(rs) / float64(rn)
+		if rmean-mean < clusterRingContrast {
+			continue
+		}
+		mid := (rmean + mean) / 2
+		dark := 0
+		for y := ring.Min.Y; y < ring.Max.Y; y++ {
+			for x := ring.Min.X; x < ring.Max.X; x++ {
+				if !image.Pt(x, y).In(bb) && float64(gray[y*w+x]) < mid {
+					dark++
+				}
+			}
+		}
+		if float64(dark) > clusterRingDark*float64(rn) {
+			continue
+		}
+		// Roundness: the minor axis over the major of the pixels'
+		// spread (a side face's pips are squeezed, turned any way).
+		fa := float64(area)
+		mx, my := float64(sx)/fa, float64(sy)/fa
+		vxx, vyy, vxy := float64(sxx)/fa-mx*mx, float64(syy)/fa-my*my, float64(sxy)/fa-mx*my
+		tr, det := vxx+vyy, vxx*vyy-vxy*vxy
+		disc := math.Sqrt(math.Max(0, tr*tr/4-det))
+		round := 0.0
+		if l1 := tr/2 + disc; l1 > 0 {
+			round = math.Sqrt(math.Max(0, tr/2-disc) / l1)
+		}
+		spots = append(spots, clusterSpot{round: round, bb: bb.Add(sub.Min), cx: float64(sx)/float64(area) + float64(sub.Min.X),
+			cy: float64(sy)/float64(area) + float64(sub.Min.Y), size: size, area: float64(area), aspect: float64(bh) / float64(bw), ring: rmean})
+	}
+	return spots
 }
