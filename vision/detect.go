@@ -52,6 +52,9 @@ type candidate struct {
 	pipsOnly bool
 	// unsure: a part of a region where nothing read (see restCands).
 	unsure bool
+	// nPips: found as a group of this many pip spots (see
+	// pipClusterCands); kept only when it reads as that many.
+	nPips int
 	// firstLook: only a first look's value can count for it, so the
 	// later looks (capped at a second look's confidence) are not taken.
 	firstLook bool

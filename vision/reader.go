@@ -143,6 +143,13 @@ type Reader struct {
 	// specks and pipCands: see detect and pipGroups.
 	specks   []speck
 	pipCands []candidate
+	// Scratch of pipClusterCands: the frame's grey, its local mean (and
+	// that at a quarter size),
+	// the dark mask, and the mask's labels.
+	clGrayM, clSmallM, clMeanM, clMaskM gocv.Mat
+	clLab                               []int32
+	clStats, clFull                     []int32
+	clCCL                               cclScratch
 
 	// held: the values withheld only for a shrunk face's confidence,
 	// by the detection's centre, for giveHeld.
@@ -196,6 +203,11 @@ func NewReader(opts ReaderOptions) *Reader {
 		openK: gocv.GetStructuringElement(gocv.MorphEllipse, image.Pt(3, 3)),
 		gmask: gocv.NewMat(),
 		gtmp:  gocv.NewMat(),
+
+		clGrayM:  gocv.NewMat(),
+		clSmallM: gocv.NewMat(),
+		clMeanM:  gocv.NewMat(),
+		clMaskM:  gocv.NewMat(),
 	}
 	r.face.sizeKnown = r.knownSize()
 	return r
@@ -205,7 +217,8 @@ func NewReader(opts ReaderOptions) *Reader {
 // afterwards.
 func (r *Reader) Close() error {
 	for _, m := range []*gocv.Mat{&r.frame, &r.det, &r.small, &r.smed, &r.bg, &r.diff, &r.mask,
-		&r.tmp, &r.lab, &r.stats, &r.cent, &r.hier, &r.openK, &r.gmask, &r.gtmp} {
+		&r.tmp, &r.lab, &r.stats, &r.cent, &r.hier, &r.openK, &r.gmask, &r.gtmp,
+		&r.clGrayM, &r.clSmallM, &r.clMeanM, &r.clMaskM} {
 		if err := m.Close(); err != nil {
 			return fmt.Errorf("vision: close reader: %w", err)
 		}
@@ -482,18 +495,34 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 	var rest []candidate
 	if !known {
 		rest = append(r.restCands(out, roi), r.pipCands...)
+		if !clusterOff {
+			rest = append(rest, r.pipClusterCands(fr, out, roi)...)
+		}
 	}
 	for _, c := range rest {
 		// Only a first look counts in a region where nothing read, and
 		// on an unread die (see below).
 		at := image.Pt(int(c.cx)+roi.Min.X, int(c.cy)+roi.Min.Y)
-		c.firstLook = c.unsure || slices.ContainsFunc(out, func(o Detection) bool { return o.Value == 0 && at.In(o.Box) })
+		c.firstLook = c.unsure || c.nPips > 0 || slices.ContainsFunc(out, func(o Detection) bool { return o.Value == 0 && at.In(o.Box) })
 		d, ok := r.readCandidate(fr, c, roi, ocx, ocy)
 		if !ok || d.Value == 0 {
 			continue
 		}
+		if c.nPips > 0 && (d.Value != c.nPips || d.Confidence <= secondLookMaxConf) {
+			// A pip group's face counts only when it reads as the
+			// group's pips, at a first look's confidence.
+			continue
+		}
+		if i := unreadUnder(out, d); c.nPips > 0 && i >= 0 && float64(out[i].Box.Dx()+out[i].Box.Dy())/2 > clusterRegionMax*c.edge {
+			// The unread region is far larger than the face: not one
+			// die and its side faces but several, or a die and
+			// what lies by it; the value would be the region's.
+			continue
+		}
 		if i := unreadUnder(out, d); i >= 0 {
-			if d.Confidence > secondLookMaxConf {
+			// A 1 withheld for its pip group takes only that
+			// group's value.
+			if d.Confidence > secondLookMaxConf && (!out[i].pairOne || c.nPips > 0) {
 				o := &out[i]
 				o.Value, o.Confidence = d.Value, secondLookMaxConf
 				// Its pips are the ones this look counted (the unread
@@ -509,7 +538,12 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 			}
 			continue
 		}
-		if covers(out, d, nil) {
+		if c.nPips > 0 || covers(out, d, nil) {
+			// A pip group's face is a second look at an unread die
+			// only: as a die of its own (the frame's other dice
+			// missing it), on the generated stills read without a
+			// size it added five phantoms at the rules' confidence
+			// (0..599) and took cocked dice as flat.
 			continue
 		}
 		if c.unsure {
@@ -955,9 +989,10 @@ func (r *Reader) giveLater(fr bgrImage, d *Detection, fv faceValue, roi image.Re
 // laterMay reports whether a look after the first reads may give d a
 // value: d is unread and the check did not mark it (pipsRow: a layout
 // small for the die and for its pips is a part of its face, and so is
-// what a later look reads there).
+// what a later look reads there; pairOne: a 1 read on one of a pip
+// group's pips).
 func (d *Detection) laterMay() bool {
-	return d.Value == 0 && !d.pipsRow
+	return d.Value == 0 && !d.pipsRow && !d.pairOne
 }
 
 // keepChecked takes from nd, the copy of d a later look's value was

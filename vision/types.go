@@ -65,6 +65,10 @@ type Detection struct {
 	// small for the die and for its own pips (see check); the frame's
 	// later looks leave the die unread.
 	pipsRow bool
+	// pairOne: a 1 read on one pip of a group of like pips (see
+	// pipClusterCands); its value is withheld and the frame's later
+	// looks leave it unread.
+	pairOne bool
 	// sideOut is, for a face the at-rest reader could not read, how much
 	// of what stands out lies past a square of the expected die size
 	// placed on it, in die areas (see restDie.sideOut).
