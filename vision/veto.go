@@ -300,7 +300,9 @@ const maxUnfoundRel = 0.22
 // while a layout taken across two dice or a die and its side face spreads
 // wider (a 2 read 3 at 0.48, a 4 read 2 at 0.36, a 1 read 5 at 0.42). A
 // value whose lattice is over maxLatRel of the expected edge (1.3 times
-// the median face's) is withheld.
+// the median face's) is withheld, and the die marked (pipsRow) as for a
+// layout small for its pips: on still 865 a later look read the die
+// (a 2) as a 1 once its 3 was withheld.
 const maxLatRel = 0.35
 
 // largeLatOff (tests) turns that cut off, for before-and-after figures;
@@ -503,6 +505,7 @@ func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
 		ci.reason = "layout turned from the die's outline"
 	case e > 0 && !largeLatOff && fv.value >= 2 && fv.lat.scale > largeLatRel*e:
 		ci.reason = "layout larger than the die's face"
+		d.pipsRow = true
 	case e > 0 && !thinOff && d.Flatness > 0 && d.Flatness < minValueFlatness:
 		ci.reason = "footprint too far from a square"
 	case e > 0 && !smallRefitOff && smallUnfound(fv, ci.pipOff, e):
