@@ -26,11 +26,10 @@ import (
 // only the cut of a layout small for the die and its pips (layoutRadii);
 // DICEWATCH_NO_SILTURN only the cut of a layout turned from the die's
 // outline (maxSilTurn); DICEWATCH_NO_SMALLREFIT only the cut of a small
-// 2 or 3 the check does not find again (smallUnfound), and
-// DICEWATCH_UNFOUND_REL sets that cut (tuning); DICEWATCH_NO_LARGELAT only
-// the cut of a lattice too large for the die (maxLatRel), and
-// DICEWATCH_LARGELAT_REL sets it (tuning); DICEWATCH_NO_THIN only the cut
-// of a footprint far from a square (minValueFlatness).
+// 2 or 3 the check does not find again (smallUnfound); DICEWATCH_NO_LARGELAT
+// only the cut of a lattice too large for the die (maxLatRel);
+// DICEWATCH_NO_THIN only the cut of a footprint far from a square
+// (minValueFlatness).
 func init() {
 	pipsRowOff = os.Getenv("DICEWATCH_NO_PIPSROW") != ""
 	foldOff = os.Getenv("DICEWATCH_NO_FOLD") != ""
@@ -41,18 +40,6 @@ func init() {
 	smallRefitOff = os.Getenv("DICEWATCH_NO_SMALLREFIT") != ""
 	largeLatOff = os.Getenv("DICEWATCH_NO_LARGELAT") != ""
 	thinOff = os.Getenv("DICEWATCH_NO_THIN") != ""
-	if v := os.Getenv("DICEWATCH_LARGELAT_REL"); v != "" {
-		// Tuning only: the cut of a lattice too large for the die.
-		if f, err := strconv.ParseFloat(v, 64); err == nil {
-			largeLatRel = f
-		}
-	}
-	if v := os.Getenv("DICEWATCH_UNFOUND_REL"); v != "" {
-		// Tuning only: the cut of smallUnfound.
-		if f, err := strconv.ParseFloat(v, 64); err == nil {
-			unfoundRel = f
-		}
-	}
 	if os.Getenv("DICEWATCH_CHECK_LOG") != "" {
 		checkTrace = func(d *Detection, ci checkInfo) {
 			fmt.Fprintf(os.Stderr, "CHECK\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%.3f\n", d.CX, d.CY, d.Confidence, ci.sizeRel, ci.pipRel, ci.colSpread, ci.reason, ci.pipOff)

@@ -146,6 +146,10 @@ func (r *Reader) veto(fr bgrImage, fv faceValue, d *Detection) bool {
 //   - Every pip of a face is of one paint: a mark of another colour (a
 //     neighbour's pip, a chip's pattern) completing the layout withholds
 //     the value (maxColSpread).
+//   - With a known die size, the layout's lattice must fit a face of that
+//     size: not over maxLatRel of the edge, and a 2 or a 3 the check
+//     does not find again not under maxUnfoundRel; and the footprint must
+//     be at least minValueFlatness square (see those constants).
 //   - A die the reader calls not flat shows a foreshortened top face or a
 //     side face beside it, and the face read may be that side face (on the
 //     stills, most wrong values of cocked dice are a side face read whole
@@ -290,7 +294,7 @@ func layoutTurn(fv faceValue, silAngle float64) float64 {
 // find again and whose lattice is under maxUnfoundRel of the expected
 // edge is withheld, and the die marked (pipsRow) like a layout small for
 // its pips. Found on stills 0..1999 read calibrated (TestStillWrongDump's
-// given.tsv; see TestSmallUnfoundStills for the dice).
+// given.tsv; see TestLatticeSizeStills for the dice).
 const maxUnfoundRel = 0.22
 
 // With a known die size, no face's pips spread wider than a die's face
@@ -305,37 +309,28 @@ const maxUnfoundRel = 0.22
 // (a 2) as a 1 once its 3 was withheld.
 const maxLatRel = 0.35
 
-// largeLatOff (tests) turns that cut off, for before-and-after figures;
-// largeLatRel (tests) is the cut in use.
-var (
-	largeLatOff bool
-	largeLatRel = maxLatRel
-)
+// largeLatOff (tests) turns that cut off, for before-and-after figures.
+var largeLatOff bool
 
 // With a known die size, a value is given only on a footprint at least
 // minValueFlatness square (its aspect times its fill; the flat cut is
-// DefaultMinFlatness, 0.8): a die seen from above, cocked or not, leaves
-// a footprint no less square than that, and one under it is a part of a
-// die found alone (a black 2 on dark cloth read as a 1 from one pip whose
-// body was not found, still 1629, flatness 0.46). On stills 0..1999 read
-// calibrated every value read right has a footprint of 0.527 or more.
+// DefaultMinFlatness, 0.8). On stills 0..1999 read calibrated every value
+// read right, cocked dice's included, has a footprint of 0.527 or more;
+// the one under 0.5 was a black 2 on dark cloth read as a 1 from one pip,
+// its body not found (still 1629, 0.46).
 const minValueFlatness = 0.5
 
 // thinOff (tests) turns that cut off, for before-and-after figures.
 var thinOff bool
 
-// smallRefitOff (tests) turns that cut off, for before-and-after figures;
-// unfoundRel (tests) is the cut in use.
-var (
-	smallRefitOff bool
-	unfoundRel    = maxUnfoundRel
-)
+// smallRefitOff (tests) turns that cut off, for before-and-after figures.
+var smallRefitOff bool
 
 // smallUnfound reports whether fv's value is a 2 or a 3 whose layout the
 // check did not find again (pipOff 0) and whose lattice is under
 // maxUnfoundRel of the expected edge e.
 func smallUnfound(fv faceValue, pipOff, e float64) bool {
-	return (fv.value == 2 || fv.value == 3) && pipOff == 0 && fv.lat.scale > 0 && fv.lat.scale < unfoundRel*e
+	return (fv.value == 2 || fv.value == 3) && pipOff == 0 && fv.lat.scale > 0 && fv.lat.scale < maxUnfoundRel*e
 }
 
 // latOffOff (tests) leaves out the read's own layout offset where the
@@ -503,7 +498,7 @@ func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
 		ci.reason = "pips not enclosed by the body"
 	case e > 0 && !silTurnOff && layoutSilTurn(fv) > maxSilTurn:
 		ci.reason = "layout turned from the die's outline"
-	case e > 0 && !largeLatOff && fv.value >= 2 && fv.lat.scale > largeLatRel*e:
+	case e > 0 && !largeLatOff && fv.value >= 2 && fv.lat.scale > maxLatRel*e:
 		ci.reason = "layout larger than the die's face"
 		d.pipsRow = true
 	case e > 0 && !thinOff && d.Flatness > 0 && d.Flatness < minValueFlatness:
