@@ -295,7 +295,7 @@ func layoutTurn(fv faceValue, silAngle float64) float64 {
 // edge is withheld, and the die marked (pipsRow) like a layout small for
 // its pips. Found on stills 0..1999 read calibrated (TestStillWrongDump's
 // given.tsv; see TestLatticeSizeStills for the dice): every such value
-// under 0.22 was wrong there (a 1 read 2 four times, a 6 read 3), the
+// under 0.22 was wrong there (a 1 read 2 three times, a 6 read 3), the
 // nearest right one at 0.222.
 //
 // The three cuts below (maxUnfoundRel, maxLatRel, minValueFlatness), set
