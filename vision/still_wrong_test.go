@@ -25,8 +25,9 @@ import (
 // DICEWATCH_NO_FOLD only the fold doubt (fold.go); DICEWATCH_NO_PIPSROW
 // only the cut of a layout small for the die and its pips (layoutRadii);
 // DICEWATCH_NO_SILTURN only the cut of a layout turned from the die's
-// outline (maxSilTurn); DICEWATCH_NO_LARGELAT only the cut of a lattice
-// too large for the die (maxLatRel);
+// outline (maxSilTurn); DICEWATCH_NO_SMALLREFIT only the cut of a small
+// 2 or 3 the check does not find again (smallUnfound); DICEWATCH_NO_LARGELAT
+// only the cut of a lattice too large for the die (maxLatRel);
 // DICEWATCH_NO_THIN only the cut of a footprint far from a square
 // (minValueFlatness).
 func init() {
@@ -36,6 +37,7 @@ func init() {
 	rowCutOff = os.Getenv("DICEWATCH_NO_ROWCUT") != ""
 	latOffOff = os.Getenv("DICEWATCH_NO_LATOFF") != ""
 	silTurnOff = os.Getenv("DICEWATCH_NO_SILTURN") != ""
+	smallRefitOff = os.Getenv("DICEWATCH_NO_SMALLREFIT") != ""
 	largeLatOff = os.Getenv("DICEWATCH_NO_LARGELAT") != ""
 	thinOff = os.Getenv("DICEWATCH_NO_THIN") != ""
 	if os.Getenv("DICEWATCH_CHECK_LOG") != "" {
