@@ -127,3 +127,49 @@ func TestLayoutSilTurn(t *testing.T) {
 		}
 	}
 }
+
+// TestLatticeSizeStills reads, calibrated, generated stills where a clean
+// die was given a wrong value whose pip lattice does not fit a face of
+// the known die size (session 16's dump of seeds 0..1999, TestStillWrongDump's
+// given.tsv): 166 die 2, an ivory 1 read as a 2 from its pip and a pip of
+// the side face a tilted camera shows (lattice 0.215 of the edge, not
+// found again by the check: smallUnfound), and 865 die 5, a 2 read as a 3
+// across more than the die (lattice 0.48 of the edge: maxLatRel); and
+// 1629 die 10, a black 2 on dark cloth read as a 1 from one pip on a
+// footprint 0.46 square (minValueFlatness). Each must read right or stay
+// unread.
+func TestLatticeSizeStills(t *testing.T) {
+	cleanRightOrUnread(t, []stillDie{{166, 2}, {865, 5}, {1629, 10}})
+}
+
+// TestSmallUnfound checks the rule's parts: a 2 or a 3 only, not found
+// again by the check, and under the cut of the expected edge.
+func TestSmallUnfound(t *testing.T) {
+	const e = 40.0
+	lat := func(v int, scale float64) faceValue {
+		fv := faceValue{value: v, lv: v}
+		fv.lat.scale = scale
+		return fv
+	}
+	small := (maxUnfoundRel - 0.01) * e
+	for _, tc := range []struct {
+		name   string
+		fv     faceValue
+		pipOff float64
+		want   bool
+	}{
+		{"small 2 not found again", lat(2, small), 0, true},
+		{"small 3 not found again", lat(3, small), 0, true},
+		{"small 2 found again", lat(2, small), 5, false},
+		{"a 4", lat(4, small), 0, false},
+		{"a 1", lat(1, small), 0, false},
+		{"a face's lattice", lat(2, 0.267*e), 0, false},
+		{"no lattice", lat(2, 0), 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := smallUnfound(tc.fv, tc.pipOff, e); got != tc.want {
+				t.Errorf("smallUnfound = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -588,6 +588,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 	r.pipSizes(out)
 	openLook(out)
 	softLook(out)
+	unfoundLook(out)
 	if !known {
 		printedLook(out)
 		// After doubtCap, which counts a size off the frame's typical

@@ -25,7 +25,11 @@ import (
 // DICEWATCH_NO_FOLD only the fold doubt (fold.go); DICEWATCH_NO_PIPSROW
 // only the cut of a layout small for the die and its pips (layoutRadii);
 // DICEWATCH_NO_SILTURN only the cut of a layout turned from the die's
-// outline (maxSilTurn).
+// outline (maxSilTurn); DICEWATCH_NO_SMALLREFIT only the cut of a small
+// 2 or 3 the check does not find again (smallUnfound); DICEWATCH_NO_LARGELAT
+// only the cut of a lattice too large for the die (maxLatRel);
+// DICEWATCH_NO_THIN only the cut of a footprint far from a square
+// (minValueFlatness).
 func init() {
 	pipsRowOff = os.Getenv("DICEWATCH_NO_PIPSROW") != ""
 	foldOff = os.Getenv("DICEWATCH_NO_FOLD") != ""
@@ -33,6 +37,9 @@ func init() {
 	rowCutOff = os.Getenv("DICEWATCH_NO_ROWCUT") != ""
 	latOffOff = os.Getenv("DICEWATCH_NO_LATOFF") != ""
 	silTurnOff = os.Getenv("DICEWATCH_NO_SILTURN") != ""
+	smallRefitOff = os.Getenv("DICEWATCH_NO_SMALLREFIT") != ""
+	largeLatOff = os.Getenv("DICEWATCH_NO_LARGELAT") != ""
+	thinOff = os.Getenv("DICEWATCH_NO_THIN") != ""
 	if os.Getenv("DICEWATCH_CHECK_LOG") != "" {
 		checkTrace = func(d *Detection, ci checkInfo) {
 			fmt.Fprintf(os.Stderr, "CHECK\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%.3f\n", d.CX, d.CY, d.Confidence, ci.sizeRel, ci.pipRel, ci.colSpread, ci.reason, ci.pipOff)

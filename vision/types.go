@@ -61,6 +61,9 @@ type Detection struct {
 	// kept, when it is maxSoftRel of the face's edge or more (0 when
 	// none, or less): see softLook.
 	soft float64
+	// unfound: the value check last kept is a small 2 or 3 the check did
+	// not find again (smallUnfound), withheld by unfoundLook.
+	unfound bool
 	// pipsRow: the check withheld a value read on this die as a layout
 	// small for the die and for its own pips (see check); the frame's
 	// later looks leave the die unread.
