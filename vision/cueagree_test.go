@@ -26,6 +26,10 @@ func TestMapsAgreeLook(t *testing.T) {
 		{"IMG_20191208_111628.jpg", 15, 1, true},
 		{"IMG_20191208_112305.jpg", 9, 1, true},
 		{"IMG_20191208_112920.jpg", 7, 2, true},
+		// A 1 whose maps' maxima in the frame-size square fit it with
+		// layout scores 0.36 and just under 0.5: read with
+		// mapsAgreeMinScore 0.3, not with 0.5.
+		{"IMG_20191208_113004.jpg", 7, 1, false},
 	}
 	read := bylerHeldOutRead(t)
 	defer func() { mapsAgreeLookOff, mapsAgreeOwnVeto = false, true }()
