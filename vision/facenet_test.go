@@ -170,9 +170,10 @@ func TestNetLookByler(t *testing.T) {
 			t.Logf("given %d flatness %.3f lv %d tmpl %d blobs %d sq %v aspect %.3f lscore %.2f ncc %.2f junk %v",
 				fv.value, d.Flatness, fv.lv, fv.tmpl, fv.blobs, fv.sq, min(fv.c.w, fv.c.h)/max(fv.c.w, fv.c.h), fv.lscore, fv.nccScore, fv.junk)
 		}
-		// sepLook (the separated pips' layout with the net) reads some of
-		// netLook's dice too: it is off with netLook.
-		netLookOff, sepLookOff = off, off
+		// sepLook (the separated pips' layout with the net) and
+		// mapsAgreeLook (the pip maps' layouts without it) read some of
+		// netLook's dice too: they are off with netLook.
+		netLookOff, sepLookOff, mapsAgreeLookOff = off, off, off
 		var n, right, unreadOff int
 		for _, name := range ps.images {
 			r.net = netOf[name]
@@ -217,7 +218,7 @@ func TestNetLookByler(t *testing.T) {
 				}
 			}
 		}
-		netTrace, netLookOff, sepLookOff = nil, false, false
+		netTrace, netLookOff, sepLookOff, mapsAgreeLookOff = nil, false, false, false
 		r.Close()
 		if off {
 			t.Logf("netLook off: %d of the dice it gave a value unread", unreadOff)

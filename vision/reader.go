@@ -572,6 +572,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 	r.netLook(fr, out, roi)
 	r.sepLook(fr, out, roi)
 	r.netSmallLook(fr, out, roi)
+	r.mapsAgreeLook(fr, out, roi)
 	// A large region's die is one the frame's other dice do not hold
 	// (neither holds the other's centre): a look above that found the
 	// same die (a die-sized part of the region, read away from it) has
@@ -970,12 +971,18 @@ func (r *Reader) frameSizeLook(fr bgrImage, dets []Detection, roi image.Rectangl
 // become the look's, and the check's measures are kept for the frame's
 // later checks as a weak cue's. It reports whether it gave the value.
 func (r *Reader) giveLater(fr bgrImage, d *Detection, fv faceValue, roi image.Rectangle) bool {
+	return r.giveLaterVeto(fr, d, fv, roi, true)
+}
+
+// giveLaterVeto is giveLater, the veto applied only when veto is set (a
+// look that measured the veto's evidence its own way: mapsAgreeLook).
+func (r *Reader) giveLaterVeto(fr bgrImage, d *Detection, fv faceValue, roi image.Rectangle, veto bool) bool {
 	if !d.laterMay() {
 		return false
 	}
 	nd := *d
 	nd.Confidence = fv.conf
-	if r.veto(fr, fv, &nd) || !r.check(fr, fv, &nd) {
+	if veto && r.veto(fr, fv, &nd) || !r.check(fr, fv, &nd) {
 		d.pipsRow = nd.pipsRow
 		return false
 	}

@@ -28,16 +28,19 @@ func TestUnreadGateRules(t *testing.T) {
 	}
 	read := bylerHeldOutRead(t)
 	// Back on however the test ends (read fails the test at once).
-	defer func() { netTwoVeto, netHeldShrunk, netPipsLost, sepLookOff = true, true, true, false }()
+	defer func() {
+		netTwoVeto, netHeldShrunk, netPipsLost, sepLookOff, mapsAgreeLookOff = true, true, true, false, false
+	}()
 	for _, c := range cases {
 		if v := read(c.image, c.idx); v != c.value {
 			t.Errorf("%s %s die %d: read %d, want %d", c.rule, c.image, c.idx, v, c.value)
 		}
-		// sepLook (the separated pips' layout with the net) reads some
-		// of these dice too: it is off while each rule is.
-		*c.on, sepLookOff = false, true
+		// sepLook (the separated pips' layout with the net) and
+		// mapsAgreeLook (the pip maps' layouts without it) read some of
+		// these dice too: they are off while each rule is.
+		*c.on, sepLookOff, mapsAgreeLookOff = false, true, true
 		v := read(c.image, c.idx)
-		*c.on, sepLookOff = true, false
+		*c.on, sepLookOff, mapsAgreeLookOff = true, false, false
 		if v == c.value {
 			t.Errorf("%s %s die %d: read %d without the rule too", c.rule, c.image, c.idx, v)
 		}
