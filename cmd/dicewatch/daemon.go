@@ -182,7 +182,7 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		tbl.latency = newLatencyLog(m, f.onLatency)
 		p.OnAcked(tbl.latency.acked)
 	}
-	clips, clipTap, err := openEvidence(cfg, j, pub, m, health, log, tbl.lost)
+	clips, clipTap, err := openEvidence(cfg, m, health, log, tbl.journalEvent)
 	if err != nil {
 		return err
 	}
@@ -268,15 +268,10 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		paths: []string{cfg.Journal.Dir}, minFree: uint64(cfg.Journal.MinFreeMB) << 20,
 		space: ops.DiskSpace, metrics: m, health: health, log: log.With("component", "disk"),
 		emit: func(body map[string]any) {
-			if _, err := j.Append("event", time.Now().UTC(), body); err != nil {
-				if errors.Is(err, journal.ErrNotWritten) {
-					tbl.lost("event", fmt.Sprintf("event fault disk %v", body["state"]), err)
-					return
-				}
+			// Held with the table's records while the journal refuses them.
+			if err := tbl.journalEvent(body, fmt.Sprintf("event fault disk %v", body["state"])); err != nil {
 				log.Error("journal disk fault", "err", err)
-				return
 			}
-			pub.Notify()
 		},
 	}
 	if clips != nil {
@@ -290,7 +285,7 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 	}
 	g.Go(func() error { return disk.run(gctx, 30*time.Second) })
 	g.Go(func() error {
-		return reloadOnHUP(gctx, watcher, tbl, j, pub, log)
+		return reloadOnHUP(gctx, watcher, tbl, log)
 	})
 	if live != nil {
 		g.Go(func() error { return live.Run(gctx, sensorEvents, nil) }) // the table loop records
@@ -320,8 +315,8 @@ var errEOF = errors.New("end of recording")
 // openEvidence sets up the clip ring (nil, nil with clips off): the
 // recorder, and the tap that feeds it reduced, JPEG-encoded frames. Write
 // failures become fault events; they never stop the table.
-func openEvidence(cfg *config.Config, j *journal.Journal, pub publisher, m *ops.Metrics, health *ops.Health,
-	log *slog.Logger, lost func(kind, what string, err error)) (*evidence.Recorder, *vision.ClipTap, error) {
+func openEvidence(cfg *config.Config, m *ops.Metrics, health *ops.Health,
+	log *slog.Logger, journalEvent func(body map[string]any, what string) error) (*evidence.Recorder, *vision.ClipTap, error) {
 	if !cfg.Evidence.On() {
 		return nil, nil, nil
 	}
@@ -346,15 +341,9 @@ func openEvidence(cfg *config.Config, j *journal.Journal, pub publisher, m *ops.
 				body["state"] = "cleared"
 				health.OK(ops.ComponentEvidence)
 			}
-			if _, err := j.Append("event", time.Now().UTC(), body); err != nil {
-				if errors.Is(err, journal.ErrNotWritten) {
-					lost("event", fmt.Sprintf("event fault evidence %v", body["state"]), err)
-					return
-				}
+			if err := journalEvent(body, fmt.Sprintf("event fault evidence %v", body["state"])); err != nil {
 				clog.Error("journal evidence fault", "err", err)
-				return
 			}
-			pub.Notify()
 		},
 	})
 	if err != nil {
@@ -374,7 +363,7 @@ func openEvidence(cfg *config.Config, j *journal.Journal, pub publisher, m *ops.
 
 // reloadOnHUP reloads the calibration on every SIGHUP, journalling the
 // outcome either way so surveillance sees which calibration decides.
-func reloadOnHUP(ctx context.Context, w *calibration.Watcher, tbl *table, j *journal.Journal, pub publisher, log *slog.Logger) error {
+func reloadOnHUP(ctx context.Context, w *calibration.Watcher, tbl *table, log *slog.Logger) error {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -394,15 +383,10 @@ func reloadOnHUP(ctx context.Context, w *calibration.Watcher, tbl *table, j *jou
 			body["state"], body["changed"] = "reloaded", changed
 			tbl.setCalibrationHash(c.Hash())
 		}
-		if _, err := j.Append("event", time.Now().UTC(), body); err != nil {
-			if errors.Is(err, journal.ErrNotWritten) {
-				// A full disk: the reload stands, its record is lost.
-				tbl.lost("event", fmt.Sprintf("event calibration %v", body["state"]), err)
-				continue
-			}
+		// A full disk: the reload stands, its record is held.
+		if err := tbl.journalEvent(body, fmt.Sprintf("event calibration %v", body["state"])); err != nil {
 			return fmt.Errorf("journal calibration event: %w", err)
 		}
-		pub.Notify()
 	}
 }
 
@@ -559,7 +543,7 @@ func tableLoop(ctx context.Context, t *table, frames <-chan vision.Event, vision
 					return err
 				}
 			}
-			if err := t.reportJournalFault(true); err != nil {
+			if err := t.retryHeld(true); err != nil {
 				return err
 			}
 			return errEOF
