@@ -181,6 +181,11 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 	if p, ok := pub.(*mqtt.Publisher); ok {
 		tbl.latency = newLatencyLog(m, f.onLatency)
 		p.OnAcked(tbl.latency.acked)
+		// Command results go through the table's queue too, so they keep
+		// their place behind records held while the disk is full.
+		p.JournalResultsWith(func(ts time.Time, body any) error {
+			return tbl.journalAt(ts, body, "event command result")
+		})
 	}
 	clips, clipTap, err := openEvidence(cfg, m, health, log, tbl.journalEvent)
 	if err != nil {

@@ -145,7 +145,12 @@ func (t *table) queue() *holdQueue {
 // itself) and wakes the publisher once what was written is durable. Any
 // goroutine may call it; what names the event if it is lost.
 func (t *table) journalEvent(body map[string]any, what string) error {
-	_, _, last, err := t.queue().put(heldRecord{kind: "event", ts: t.now(), body: body, what: what})
+	return t.journalAt(t.now(), body, what)
+}
+
+// journalAt is journalEvent for an event made at ts.
+func (t *table) journalAt(ts time.Time, body any, what string) error {
+	_, _, last, err := t.queue().put(heldRecord{kind: "event", ts: ts, body: body, what: what})
 	if err != nil {
 		return err
 	}
