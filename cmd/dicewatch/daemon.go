@@ -299,6 +299,10 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		return tableLoop(gctx, tbl, visionEvents, visionDone, sensorEvents, replay, rec, staff)
 	})
 	err = g.Wait()
+	if n := tbl.queue().heldCount(); n > 0 {
+		// The journal never took them again before the daemon stopped.
+		log.Error("stopping with records held that the journal never took: lost, not published", "held", n)
+	}
 	if errors.Is(err, errEOF) {
 		err = nil
 		// Every decision is journalled; give the publisher time to deliver
