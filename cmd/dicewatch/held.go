@@ -76,7 +76,9 @@ func newHoldQueue(j appender, now func() time.Time) *holdQueue {
 
 // put journals h after any held records (not waiting for it to be
 // durable) and returns its record, or holds it (written false) while the
-// journal refuses records. An error is one the journal cannot go on from.
+// journal refuses records; last is the seq of the newest record this call
+// wrote, held ones included (0: none), to wait for. An error is one the
+// journal cannot go on from.
 func (q *holdQueue) put(h heldRecord) (rec journal.Record, written bool, last uint64, err error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()

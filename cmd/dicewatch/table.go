@@ -426,6 +426,10 @@ func (t *table) takeClip(th rules.Throw) *evidence.Clip {
 // decision before it is durable: the publisher only reads durable records,
 // and the log line, metrics, lamps and onDecide come after the last wait.
 // A crash before the first wait loses only a decision nobody was told of.
+// A decision the journal refuses (a full disk) is held by the queue and
+// journalled, with its snapshot and state behind it, once the journal
+// takes records again; it is not logged as decided nor shown on the lamps
+// meanwhile (nor afterwards: the lamps have moved on by then).
 func (t *table) decide(th rules.Throw) error {
 	d := rules.Decide(th, t.profile)
 	decided := time.Now()
@@ -476,13 +480,11 @@ func (t *table) decide(th rules.Throw) error {
 	t.decided++
 	t.lastRef, t.lastRecRestMS = nil, 0
 	if len(t.pendingSnap) > 0 {
-		_, ok, s, err := q.put(snapshotRecord(t.now(), ref, t.pendingSnap, t.snapW, t.snapH))
+		_, _, s, err := q.put(snapshotRecord(t.now(), ref, t.pendingSnap, t.snapW, t.snapH))
 		if err != nil {
 			return fmt.Errorf("journal snapshot: %w", err)
 		}
-		if ok {
-			last = s
-		}
+		last = max(last, s) // 0 when it is held
 		t.pendingSnap = nil
 	} else {
 		// Decided on the at-rest frame itself: its snapshot follows.
@@ -495,14 +497,12 @@ func (t *table) decide(th rules.Throw) error {
 		} else {
 			// A held decision moves the game on too: it will be published.
 			t.craps = next
-			_, ok, s, err := q.put(heldRecord{kind: "state", ts: t.now(), what: "state after " + ref.what,
+			_, _, s, err := q.put(heldRecord{kind: "state", ts: t.now(), what: "state after " + ref.what,
 				body: stateBody{Game: rules.Craps, CrapsReport: next.Report(t.decided, outcome, d)}})
 			if err != nil {
 				return fmt.Errorf("journal state: %w", err)
 			}
-			if ok {
-				last = s
-			}
+			last = max(last, s)
 		}
 	}
 	if last != 0 {
