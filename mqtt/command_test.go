@@ -371,3 +371,32 @@ func (s *syncBuffer) String() string {
 func slogTo(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
+
+// TestJournalResultsWith: with a result journal set, a command's result
+// goes to it (with the command's time), not straight to the journal.
+func TestJournalResultsWith(t *testing.T) {
+	j, err := journal.Open(t.TempDir(), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	p, err := NewPublisher(cmdConfig("tcp://127.0.0.1:1", t.TempDir()), j, Birth{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.SetClock(func() time.Time { return testNow })
+	var got []any
+	var at []time.Time
+	p.JournalResultsWith(func(ts time.Time, body any) error {
+		got, at = append(got, body), append(at, ts)
+		return nil
+	})
+	c := commandCases()[0]
+	res := p.HandleCommand(c.topic, c.msg(t))
+	if j.LastSeq() != 0 {
+		t.Errorf("the result went straight to the journal (last seq %d)", j.LastSeq())
+	}
+	if len(got) != 1 || got[0] != res || !at[0].Equal(testNow) {
+		t.Fatalf("result journal got %v at %v, want %+v at %s", got, at, res, testNow)
+	}
+}

@@ -44,6 +44,11 @@ type Publisher struct {
 	conn    bool
 	runCtx  context.Context
 
+	// journalResult, when set, journals a command's result instead of
+	// Append (the daemon's queue, which keeps records in order when the
+	// journal refuses some).
+	journalResult func(ts time.Time, body any) error
+
 	// sessions counts connections that got as far as streaming records.
 	sessions atomic.Uint64
 }
@@ -105,6 +110,16 @@ func (p *Publisher) OnAcked(f AckObserver) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.onAck = f
+}
+
+// JournalResultsWith makes command results journalled by f instead of the
+// journal's Append: f returns once the result is durable, or held to be
+// journalled later (the daemon's queue while the disk is full); the
+// result is published once it is journalled. Call before Run.
+func (p *Publisher) JournalResultsWith(f func(ts time.Time, body any) error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.journalResult = f
 }
 
 // SetClock replaces the clock used for command time windows and result
@@ -515,7 +530,14 @@ func (p *Publisher) HandleCommand(name string, msg []byte) CommandResult {
 			res.KeyID, res.Operator, res.Role, res.Nonce = rej.KeyID, rej.Operator, rej.Role, rej.Nonce
 		}
 	}
-	if _, err := p.j.Append("event", now, res); err != nil {
+	p.mu.Lock()
+	journalResult := p.journalResult
+	p.mu.Unlock()
+	if journalResult != nil {
+		if err := journalResult(now, res); err != nil {
+			p.log.Error("journal command result", "err", err, "command", res.Command, "result", res.Result)
+		}
+	} else if _, err := p.j.Append("event", now, res); err != nil {
 		p.log.Error("journal command result", "err", err, "command", res.Command, "result", res.Result)
 	}
 	p.log.Info("command", "command", res.Command, "result", res.Result, "reason", res.Reason, "key_id", res.KeyID, "operator", res.Operator)

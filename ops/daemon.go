@@ -89,8 +89,9 @@ type Metrics struct {
 	ClipsWritten      *Counter
 	ClipFailures      *Counter
 	ClipFramesDropped *CounterVec
-	// JournalNotWritten counts records the journal could not take (a
-	// full disk), by kind: lost, never published.
+	// JournalNotWritten counts records lost because the journal could not
+	// take them (a full disk) and the daemon could hold no more for later,
+	// by kind: never published.
 	JournalNotWritten *CounterVec
 	// CalibrationInfo is 1 with the loaded calibration's hash as a label.
 	CalibrationInfo *GaugeVec
@@ -141,7 +142,7 @@ func NewMetrics(version string) *Metrics {
 	m.ClipFramesDropped.With("encode")
 	m.ClipFramesDropped.With("record")
 	m.JournalNotWritten = r.CounterVec("dicewatch_journal_not_written_total",
-		"Records the journal could not write (disk full), by kind; they are never published.", "kind")
+		"Records lost to a full disk (the journal refused them and no more could be held for later), by kind; they are never published.", "kind")
 	m.CalibrationInfo = r.GaugeVec("dicewatch_calibration_info", "The loaded calibration, by content hash (value is always 1).", "hash")
 	m.BuildInfo = r.GaugeVec("dicewatch_build_info", "Build of the running binary (value is always 1).", "version", "revision", "goversion")
 	m.BuildInfo.With(version, vcsRevision(), runtime.Version()).Set(1)

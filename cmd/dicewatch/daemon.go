@@ -181,8 +181,13 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 	if p, ok := pub.(*mqtt.Publisher); ok {
 		tbl.latency = newLatencyLog(m, f.onLatency)
 		p.OnAcked(tbl.latency.acked)
+		// Command results go through the table's queue too, so they keep
+		// their place behind records held while the disk is full.
+		p.JournalResultsWith(func(ts time.Time, body any) error {
+			return tbl.journalAt(ts, body, "event command result")
+		})
 	}
-	clips, clipTap, err := openEvidence(cfg, j, pub, m, health, log, tbl.lost)
+	clips, clipTap, err := openEvidence(cfg, m, health, log, tbl.journalEvent)
 	if err != nil {
 		return err
 	}
@@ -268,15 +273,10 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		paths: []string{cfg.Journal.Dir}, minFree: uint64(cfg.Journal.MinFreeMB) << 20,
 		space: ops.DiskSpace, metrics: m, health: health, log: log.With("component", "disk"),
 		emit: func(body map[string]any) {
-			if _, err := j.Append("event", time.Now().UTC(), body); err != nil {
-				if errors.Is(err, journal.ErrNotWritten) {
-					tbl.lost("event", fmt.Sprintf("event fault disk %v", body["state"]), err)
-					return
-				}
+			// Held with the table's records while the journal refuses them.
+			if err := tbl.journalEvent(body, fmt.Sprintf("event fault disk %v", body["state"])); err != nil {
 				log.Error("journal disk fault", "err", err)
-				return
 			}
-			pub.Notify()
 		},
 	}
 	if clips != nil {
@@ -290,7 +290,7 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 	}
 	g.Go(func() error { return disk.run(gctx, 30*time.Second) })
 	g.Go(func() error {
-		return reloadOnHUP(gctx, watcher, tbl, j, pub, log)
+		return reloadOnHUP(gctx, watcher, tbl, log)
 	})
 	if live != nil {
 		g.Go(func() error { return live.Run(gctx, sensorEvents, nil) }) // the table loop records
@@ -299,6 +299,10 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		return tableLoop(gctx, tbl, visionEvents, visionDone, sensorEvents, replay, rec, staff)
 	})
 	err = g.Wait()
+	if n := tbl.queue().heldCount(); n > 0 {
+		// The journal never took them again before the daemon stopped.
+		log.Error("stopping with records held that the journal never took: lost, not published", "held", n)
+	}
 	if errors.Is(err, errEOF) {
 		err = nil
 		// Every decision is journalled; give the publisher time to deliver
@@ -320,8 +324,8 @@ var errEOF = errors.New("end of recording")
 // openEvidence sets up the clip ring (nil, nil with clips off): the
 // recorder, and the tap that feeds it reduced, JPEG-encoded frames. Write
 // failures become fault events; they never stop the table.
-func openEvidence(cfg *config.Config, j *journal.Journal, pub publisher, m *ops.Metrics, health *ops.Health,
-	log *slog.Logger, lost func(kind, what string, err error)) (*evidence.Recorder, *vision.ClipTap, error) {
+func openEvidence(cfg *config.Config, m *ops.Metrics, health *ops.Health,
+	log *slog.Logger, journalEvent func(body map[string]any, what string) error) (*evidence.Recorder, *vision.ClipTap, error) {
 	if !cfg.Evidence.On() {
 		return nil, nil, nil
 	}
@@ -346,15 +350,9 @@ func openEvidence(cfg *config.Config, j *journal.Journal, pub publisher, m *ops.
 				body["state"] = "cleared"
 				health.OK(ops.ComponentEvidence)
 			}
-			if _, err := j.Append("event", time.Now().UTC(), body); err != nil {
-				if errors.Is(err, journal.ErrNotWritten) {
-					lost("event", fmt.Sprintf("event fault evidence %v", body["state"]), err)
-					return
-				}
+			if err := journalEvent(body, fmt.Sprintf("event fault evidence %v", body["state"])); err != nil {
 				clog.Error("journal evidence fault", "err", err)
-				return
 			}
-			pub.Notify()
 		},
 	})
 	if err != nil {
@@ -374,7 +372,7 @@ func openEvidence(cfg *config.Config, j *journal.Journal, pub publisher, m *ops.
 
 // reloadOnHUP reloads the calibration on every SIGHUP, journalling the
 // outcome either way so surveillance sees which calibration decides.
-func reloadOnHUP(ctx context.Context, w *calibration.Watcher, tbl *table, j *journal.Journal, pub publisher, log *slog.Logger) error {
+func reloadOnHUP(ctx context.Context, w *calibration.Watcher, tbl *table, log *slog.Logger) error {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -394,15 +392,10 @@ func reloadOnHUP(ctx context.Context, w *calibration.Watcher, tbl *table, j *jou
 			body["state"], body["changed"] = "reloaded", changed
 			tbl.setCalibrationHash(c.Hash())
 		}
-		if _, err := j.Append("event", time.Now().UTC(), body); err != nil {
-			if errors.Is(err, journal.ErrNotWritten) {
-				// A full disk: the reload stands, its record is lost.
-				tbl.lost("event", fmt.Sprintf("event calibration %v", body["state"]), err)
-				continue
-			}
+		// A full disk: the reload stands, its record is held.
+		if err := tbl.journalEvent(body, fmt.Sprintf("event calibration %v", body["state"])); err != nil {
 			return fmt.Errorf("journal calibration event: %w", err)
 		}
-		pub.Notify()
 	}
 }
 
@@ -559,7 +552,7 @@ func tableLoop(ctx context.Context, t *table, frames <-chan vision.Event, vision
 					return err
 				}
 			}
-			if err := t.reportJournalFault(true); err != nil {
+			if err := t.retryHeld(true); err != nil {
 				return err
 			}
 			return errEOF

@@ -61,13 +61,14 @@ func fillDisk(path string) error {
 // TestDaemonDiskFull runs the daemon, publishing to a real mosquitto, with
 // its journal (and MQTT state) on a small tmpfs and its clip ring on a
 // tiny one that is always full. After two throws the journal's disk is
-// filled; the third throw's decision cannot be journalled; then room is
-// made and a fourth throw follows. Checked: the clips failing never keeps
-// a decision back; every decision journalled is published; the one that
-// could not be journalled is never published; the daemon does not stop,
-// and once the journal takes records again a journal fault event (raised,
-// naming what was lost, then cleared) is published before the next
-// decision; seq has no gaps.
+// filled; the third throw's decision cannot be journalled then; then room
+// is made and a fourth throw follows. Checked: the clips failing never
+// keeps a decision back; the daemon does not stop; throw 3's decision is
+// held, not lost: once the journal takes records again a journal fault
+// (raised, saying how many records are held) is published, then throw 3's
+// decision with the time it was made, then the fault cleared, all before
+// throw 4's decision; every decision is published, in throw order, with
+// valid payloads; seq has no gaps up to the journal's last.
 func TestDaemonDiskFull(t *testing.T) {
 	if testing.Short() {
 		t.Skip("renders a session and runs the daemon: skipped with -short")
@@ -91,7 +92,7 @@ func TestDaemonDiskFull(t *testing.T) {
 	// The disk is filled once the table is clear after throw 2. A full
 	// disk still leaves the journal the rest of its segment's last page:
 	// the camera then drops a frame at a time until throw 3 is near, and
-	// the fault events of those outages use that up (they are lost, like
+	// the fault events of those outages use that up (they are held, like
 	// throw 3's decision after them). Room is made before throw 4.
 	fillAt := tr[1].EndFrame + 1
 	freeAt := (tr[2].EndFrame + tr[3].StartFrame) / 2
@@ -159,11 +160,14 @@ evidence:
 				n++
 			}
 		}
-		return n >= 3
+		return n >= 4
 	})
 	var prev uint64
 	var decisions []decisionBody
-	var raisedAt, clearedAt, lastDecisionSeq uint64
+	var raisedAt, clearedAt uint64
+	var raisedTS time.Time
+	var decisionSeq []uint64
+	var decisionTS []time.Time
 	var evidenceFault bool
 	var raisedDetail string
 	snaps := map[string]int{} // snapshots by decision id
@@ -183,8 +187,15 @@ evidence:
 			if err := json.Unmarshal(m.Payload, &d); err != nil {
 				t.Fatal(err)
 			}
+			var head struct {
+				TS time.Time `json:"ts"`
+			}
+			if err := json.Unmarshal(m.Payload, &head); err != nil {
+				t.Fatal(err)
+			}
 			decisions = append(decisions, d)
-			lastDecisionSeq = m.Seq
+			decisionSeq = append(decisionSeq, m.Seq)
+			decisionTS = append(decisionTS, head.TS)
 			continue
 		}
 		if strings.HasSuffix(m.Topic, "/snapshot") {
@@ -196,12 +207,18 @@ evidence:
 			}
 			snaps[sn.DecisionID]++
 		}
-		var ev struct{ Event, What, State, Detail string }
+		var ev struct {
+			Event, What, State, Detail string
+			TS                         time.Time
+		}
 		if strings.HasSuffix(m.Topic, "/event") && json.Unmarshal(m.Payload, &ev) == nil && ev.Event == "fault" {
 			t.Logf("seq %d: fault %s %s %.160s", m.Seq, ev.What, ev.State, ev.Detail)
 			switch {
 			case ev.What == "journal" && ev.State == "raised":
-				raisedAt, raisedDetail = m.Seq, ev.Detail
+				if raisedAt != 0 {
+					t.Errorf("journal fault raised again at seq %d (first at %d)", m.Seq, raisedAt)
+				}
+				raisedAt, raisedDetail, raisedTS = m.Seq, ev.Detail, ev.TS
 			case ev.What == "journal" && ev.State == "cleared":
 				clearedAt = m.Seq
 			case ev.What == "evidence" && ev.State == "raised":
@@ -212,29 +229,41 @@ evidence:
 	for i, d := range decisions {
 		t.Logf("decision %d: %s at rest %d ms", i+1, describeDecision(rules.Decision{Verdict: d.Verdict, Values: d.Values, Reasons: d.Reasons}), d.AtRestMS)
 	}
-	if len(decisions) != 3 {
-		t.Fatalf("%d decisions published, want 3: throws 1, 2 and 4 (throw 3's could not be journalled)", len(decisions))
+	if len(decisions) != 4 {
+		t.Fatalf("%d decisions published, want 4: throws 1 to 4 (throw 3's held while the disk was full)", len(decisions))
 	}
-	for i, want := range []int{0, 1, 3} {
-		if got := decisions[i].AtRestMS; got < tr[want].StartMS || got > tr[want].ClearMS {
-			t.Errorf("decision %d at rest at %d ms is not throw %d's (%d..%d ms)", i+1, got, want+1, tr[want].StartMS, tr[want].ClearMS)
+	for i := range decisions {
+		if got := decisions[i].AtRestMS; got < tr[i].StartMS || got > tr[i].ClearMS {
+			t.Errorf("decision %d at rest at %d ms is not throw %d's (%d..%d ms)", i+1, got, i+1, tr[i].StartMS, tr[i].ClearMS)
+		}
+		if decisions[i].Verdict != rules.Valid {
+			t.Errorf("decision %d: %s, want valid (every throw is)", i+1, decisions[i].Verdict)
 		}
 	}
-	// At most one snapshot per decision (TestLostDecisionKeepsItsSnapshot
-	// checks that a lost one is not given to the next decision).
+	// At most one snapshot per decision, and none for a decision that
+	// was not published.
 	for id, n := range snaps {
 		if n > 1 {
 			t.Errorf("decision %s has %d snapshots", id, n)
 		}
 	}
-	if raisedAt == 0 || clearedAt != raisedAt+1 {
-		t.Fatalf("journal fault raised at seq %d, cleared at %d: want both, back to back", raisedAt, clearedAt)
+	if raisedAt == 0 || clearedAt == 0 {
+		t.Fatalf("journal fault raised at seq %d, cleared at %d: want both", raisedAt, clearedAt)
 	}
-	if lastDecisionSeq < clearedAt {
-		t.Errorf("the journal fault (seq %d) came after the next decision (seq %d)", clearedAt, lastDecisionSeq)
+	// Throw 3's decision was held: written after the fault was raised,
+	// before it was cleared, and before throw 4's; with its own time,
+	// from before the journal took records again.
+	if s := decisionSeq[2]; s < raisedAt || s > clearedAt {
+		t.Errorf("throw 3's decision at seq %d is not between the journal fault raised (%d) and cleared (%d)", s, raisedAt, clearedAt)
 	}
-	if !strings.Contains(raisedDetail, "roll") {
-		t.Errorf("the journal fault does not name the lost decision: %q", raisedDetail)
+	if decisionSeq[3] < clearedAt {
+		t.Errorf("the journal fault cleared (seq %d) came after throw 4's decision (seq %d)", clearedAt, decisionSeq[3])
+	}
+	if !decisionTS[2].Before(raisedTS) {
+		t.Errorf("throw 3's decision has ts %s, not before the fault raised when it was written (%s): not its own time", decisionTS[2], raisedTS)
+	}
+	if !strings.Contains(raisedDetail, "held") {
+		t.Errorf("the journal fault does not say records are held: %q", raisedDetail)
 	}
 	// Every record journalled was published: seq ran without a gap to
 	// the journal's last.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -79,14 +78,12 @@ type table struct {
 	// journalled (and published on snapshot) with the decision's id.
 	pendingSnap  []byte
 	snapW, snapH int
-	// lastRec is the decision made on its at-rest frame before that
+	// lastRef is the decision made on its at-rest frame before that
 	// frame's snapshot arrived (lastRecRestMS the frame's time); the
-	// snapshot is journalled with its id when it comes.
-	lastRec       journal.Record
+	// snapshot is journalled with its id when it comes (after it, if the
+	// decision is held).
+	lastRef       *recRef
 	lastRecRestMS int64
-	// lostRestMS is the at-rest frame of a decision the journal could
-	// not take: its snapshot, when it comes, belongs to no record.
-	lostRestMS int64
 	// clips, when set, records a clip of each throw; clip is the open
 	// throw's, reserved when it opened; frameMS is the last frame's time.
 	clips   clipRecorder
@@ -96,107 +93,105 @@ type table struct {
 	// (rest) from that frame to the broker's acknowledgement.
 	latency *latencyLog
 	rest    restFrame
-	// jfault is the journal fault while records cannot be written (nil
-	// when there is none to report). Other goroutines (the disk check,
-	// the clip recorder) note their lost events in it too: jmu guards it.
-	jmu    sync.Mutex
-	jfault *journalFault
+	// hq puts every record in the journal in order, holding those a full
+	// disk refuses (see holdQueue). Other goroutines (the disk check, the
+	// clip recorder, a calibration reload) journal through it too.
+	jmu sync.Mutex
+	hq  *holdQueue
 }
 
-// journalFault gathers the records the journal could not take (a full
-// disk). They are lost: a decision that is not journalled is never
-// published. The fault itself is journalled, raised with what was lost and
-// then cleared, as soon as the journal takes a record again.
-type journalFault struct {
-	since   time.Time
-	count   int
-	lost    []string // what was lost, oldest first (the first 20)
-	err     string   // the first write error
-	lastTry time.Time
+// recRef is a decision's record once it is journalled (ok); read and
+// written with its holdQueue's lock held.
+type recRef struct {
+	rec  journal.Record
+	ok   bool
+	what string
 }
 
 // notWritten reports whether err is the journal refusing one record (a
 // full disk) while staying usable; any other error stops the table.
 func notWritten(err error) bool { return errors.Is(err, journal.ErrNotWritten) }
 
-// lost notes a record the journal could not take. Any goroutine may call
-// it; the table loop reports the fault.
-func (t *table) lost(kind, what string, err error) {
-	t.log.Error("not journalled: lost, not published", "kind", kind, "what", what, "err", err)
-	if t.metrics != nil {
-		t.metrics.JournalNotWritten.With(kind).Inc()
-	}
-	if t.health != nil {
-		t.health.Fault(ops.ComponentJournal, clip400(err.Error()))
-	}
+// queue is the table's hold queue, made on first use.
+func (t *table) queue() *holdQueue {
 	t.jmu.Lock()
 	defer t.jmu.Unlock()
-	f := t.jfault
-	if f == nil {
-		f = &journalFault{since: t.now(), err: err.Error()}
-		t.jfault = f
+	if t.hq == nil {
+		q := newHoldQueue(t.j, t.now)
+		q.opened = func(err error) {
+			t.log.Error("journal refuses records: holding them until it takes them again", "err", err)
+			if t.health != nil {
+				t.health.Fault(ops.ComponentJournal, clip400(err.Error()))
+			}
+		}
+		q.closed = func() {
+			t.log.Info("journal writes again; held records journalled, fault cleared")
+			if t.health != nil {
+				t.health.OK(ops.ComponentJournal)
+			}
+		}
+		q.dropped = func(kind, what string, err error) {
+			t.log.Error("not journalled: lost, not published", "kind", kind, "what", what, "err", err)
+			if t.metrics != nil {
+				t.metrics.JournalNotWritten.With(kind).Inc()
+			}
+		}
+		t.hq = q
 	}
-	f.count++
-	if len(f.lost) < 20 {
-		f.lost = append(f.lost, what)
-	}
+	return t.hq
 }
 
-// reportJournalFault journals the pending journal fault (raised, then
-// cleared) once the journal takes records again. The clock tries at most
-// once a second; a record about to be journalled tries first (force), so
-// the fault comes before it.
-func (t *table) reportJournalFault(force bool) error {
-	t.jmu.Lock()
-	f := t.jfault
-	if f == nil || !force && time.Since(f.lastTry) < time.Second {
-		t.jmu.Unlock()
+// journalEvent journals an event body (after any held records, or held
+// itself) and wakes the publisher once what was written is durable. Any
+// goroutine may call it; what names the event if it is lost.
+func (t *table) journalEvent(body map[string]any, what string) error {
+	return t.journalAt(t.now(), body, what)
+}
+
+// journalAt is journalEvent for an event made at ts.
+func (t *table) journalAt(ts time.Time, body any, what string) error {
+	_, _, last, err := t.queue().put(heldRecord{kind: "event", ts: ts, body: body, what: what})
+	if err != nil {
+		return err
+	}
+	return t.durable(last)
+}
+
+// durable waits for the records up to last (0: none) and wakes the
+// publisher.
+func (t *table) durable(last uint64) error {
+	if last == 0 {
 		return nil
 	}
-	f.lastTry = time.Now()
-	count, listed := f.count, len(f.lost)
-	detail := clip400(fmt.Sprintf("%d records not journalled (lost, never published) since %s: %s; %s",
-		f.count, f.since.Format(time.RFC3339Nano), strings.Join(f.lost, ", "), f.err))
-	t.jmu.Unlock()
-	raised := map[string]any{"event": "fault", "what": "journal", "state": "raised", "detail": detail}
-	if _, err := t.j.Append("event", t.now(), raised); err != nil {
-		if notWritten(err) {
-			return nil // still full: try again later
-		}
-		return fmt.Errorf("journal fault event: %w", err)
-	}
-	if t.notify != nil {
-		t.notify()
-	}
-	t.jmu.Lock()
-	if f.count > count {
-		// More were lost (elsewhere) since the report was made: they go
-		// in the next one.
-		t.jfault = &journalFault{since: t.now(), count: f.count - count, lost: append([]string(nil), f.lost[listed:]...), err: f.err}
-	} else {
-		t.jfault = nil
-	}
-	again := t.jfault != nil
-	t.jmu.Unlock()
-	t.log.Info("journal writes again; fault journalled", "lost", count)
-	if again {
-		return nil
-	}
-	if t.health != nil {
-		t.health.OK(ops.ComponentJournal)
-	}
-	cleared := map[string]any{"event": "fault", "what": "journal", "state": "cleared"}
-	if _, err := t.j.Append("event", t.now(), cleared); err != nil {
-		if notWritten(err) {
-			// Raised is out; the clear goes with the next loss's report.
-			return nil
-		}
-		return fmt.Errorf("journal fault event: %w", err)
+	if err := t.j.WaitDurable(last); err != nil {
+		return fmt.Errorf("journal: %w", err)
 	}
 	if t.notify != nil {
 		t.notify()
 	}
 	return nil
+}
+
+// retryHeld journals the held records if the journal takes them again
+// (force: now, else at most once a second).
+func (t *table) retryHeld(force bool) error {
+	last, err := t.queue().retry(force)
+	if err != nil {
+		return err
+	}
+	return t.durable(last)
+}
+
+// snapshotRecord is the record of a decision's snapshot: its body names
+// the decision's id, so it is made when it is written.
+func snapshotRecord(ts time.Time, ref *recRef, jpeg []byte, w, h int) heldRecord {
+	return heldRecord{kind: "snapshot", ts: ts, size: len(jpeg) + 512, what: "snapshot of " + ref.what,
+		build: func() (any, bool) {
+			if !ref.ok {
+				return nil, false
+			}
+			return mqtt.NewSnapshot(ref.rec, jpeg, w, h), true
+		}}
 }
 
 func (t *table) setCalibrationHash(h string) { t.calHash.Store(h) }
@@ -331,24 +326,14 @@ func (t *table) snapshot(ev vision.Event) error {
 	if t.snap != nil {
 		t.snap.Set(ev.Snapshot, time.Now())
 	}
-	if t.lostRestMS != 0 && t.lostRestMS == ev.Frame.AtMS {
-		t.lostRestMS = 0
-		return nil
-	}
-	if t.lastRec.Seq != 0 && t.lastRecRestMS == ev.Frame.AtMS {
-		rec := t.lastRec
-		t.lastRec = journal.Record{}
-		if _, err := t.j.Append("snapshot", t.now(), mqtt.NewSnapshot(rec, ev.Snapshot, ev.Frame.Width, ev.Frame.Height)); err != nil {
-			if notWritten(err) {
-				t.lost("snapshot", "snapshot of "+rec.ID, err)
-				return nil
-			}
+	if t.lastRef != nil && t.lastRecRestMS == ev.Frame.AtMS {
+		ref := t.lastRef
+		t.lastRef, t.lastRecRestMS = nil, 0
+		_, _, last, err := t.queue().put(snapshotRecord(t.now(), ref, ev.Snapshot, ev.Frame.Width, ev.Frame.Height))
+		if err != nil {
 			return fmt.Errorf("journal snapshot: %w", err)
 		}
-		if t.notify != nil {
-			t.notify()
-		}
-		return nil
+		return t.durable(last)
 	}
 	t.pendingSnap, t.snapW, t.snapH = ev.Snapshot, ev.Frame.Width, ev.Frame.Height
 	return nil
@@ -356,20 +341,7 @@ func (t *table) snapshot(ev vision.Event) error {
 
 // event journals an event record.
 func (t *table) event(body map[string]any) error {
-	if err := t.reportJournalFault(true); err != nil {
-		return err
-	}
-	if _, err := t.j.Append("event", t.now(), body); err != nil {
-		if notWritten(err) {
-			t.lost("event", fmt.Sprintf("event %v %v %v", body["event"], body["what"], body["state"]), err)
-			return nil
-		}
-		return fmt.Errorf("journal event: %w", err)
-	}
-	if t.notify != nil {
-		t.notify()
-	}
-	return nil
+	return t.journalEvent(body, fmt.Sprintf("event %v %v %v", body["event"], body["what"], body["state"]))
 }
 
 func (t *table) frame(o tracker.Observation) error {
@@ -403,7 +375,7 @@ func (t *table) sensor(e sensors.Event) error {
 }
 
 func (t *table) tick(ms int64) error {
-	if err := t.reportJournalFault(false); err != nil {
+	if err := t.retryHeld(false); err != nil {
 		return err
 	}
 	return t.decideAll(t.tr.Tick(ms))
@@ -454,6 +426,10 @@ func (t *table) takeClip(th rules.Throw) *evidence.Clip {
 // decision before it is durable: the publisher only reads durable records,
 // and the log line, metrics, lamps and onDecide come after the last wait.
 // A crash before the first wait loses only a decision nobody was told of.
+// A decision the journal refuses (a full disk) is held by the queue and
+// journalled, with its snapshot and state behind it, once the journal
+// takes records again; it is not logged as decided nor shown on the lamps
+// meanwhile (nor afterwards: the lamps have moved on by then).
 func (t *table) decide(th rules.Throw) error {
 	d := rules.Decide(th, t.profile)
 	decided := time.Now()
@@ -468,79 +444,79 @@ func (t *table) decide(th rules.Throw) error {
 	if d.Verdict == rules.Valid {
 		kind = "roll"
 	}
-	if err := t.reportJournalFault(true); err != nil {
-		return err
-	}
-	rec, err := t.j.AppendNoWait(kind, t.now(), body)
+	ref := &recRef{what: fmt.Sprintf("%s %s at_rest_ms %d", kind, describeDecision(d), th.AtRestMS)}
+	q := t.queue()
+	rec, written, flushed, err := q.put(heldRecord{kind: kind, ts: t.now(), body: body, what: ref.what,
+		written: func(r journal.Record) { ref.rec, ref.ok = r, true }})
 	if err != nil {
-		if notWritten(err) {
-			// Never told to anyone: lost. It shows in the journal fault.
-			t.lost(kind, fmt.Sprintf("%s %s at_rest_ms %d", kind, describeDecision(d), th.AtRestMS), err)
-			if t.pendingSnap == nil {
-				t.lostRestMS = th.AtRestMS // its snapshot follows: drop it
-			}
-			t.rest, t.pendingSnap = restFrame{}, nil
-			t.lastRec, t.lastRecRestMS = journal.Record{}, 0
-			return nil
+		return fmt.Errorf("journal %s: %w", kind, err)
+	}
+	// last is the newest record to wait for; written false: the decision
+	// is held (a full disk) and journalled, then published, once the
+	// journal takes records again. Until then nobody is told of it.
+	last := flushed // held records it wrote first, if any
+	if written {
+		// The decision alone is made durable first, so the publisher can
+		// send it while the snapshot and state follow behind it in a
+		// second sync.
+		if err := t.j.WaitDurable(rec.Seq); err != nil {
+			return fmt.Errorf("journal %s: %w", kind, err)
 		}
-		return fmt.Errorf("journal %s: %w", kind, err)
-	}
-	// The decision alone is made durable first, so the publisher can send
-	// it while the snapshot and state follow behind it in a second sync.
-	if err := t.j.WaitDurable(rec.Seq); err != nil {
-		return fmt.Errorf("journal %s: %w", kind, err)
-	}
-	last := rec.Seq
-	if t.latency != nil && !t.rest.delivered.IsZero() && t.rest.atMS == th.AtRestMS {
-		t.latency.decided(throwLatency{Seq: rec.Seq, Frame: t.rest.index, FrameMS: t.rest.atMS, AtRestMS: th.AtRestMS,
-			Delivered: t.rest.delivered, Detected: t.rest.detected, Decided: decided, Durable: time.Now()})
+		last = rec.Seq
+		if t.latency != nil && !t.rest.delivered.IsZero() && t.rest.atMS == th.AtRestMS {
+			t.latency.decided(throwLatency{Seq: rec.Seq, Frame: t.rest.index, FrameMS: t.rest.atMS, AtRestMS: th.AtRestMS,
+				Delivered: t.rest.delivered, Detected: t.rest.detected, Decided: decided, Durable: time.Now()})
+		}
+		// The decision is durable: wake the publisher and let it have the
+		// processor before the snapshot (a large JPEG to encode and fsync)
+		// and the state are journalled behind it. On one core the publisher
+		// would otherwise wait for both.
+		if t.notify != nil {
+			t.notify()
+			runtime.Gosched()
+		}
 	}
 	t.rest = restFrame{}
 	t.decided++
-	// The decision is durable: wake the publisher and let it have the
-	// processor before the snapshot (a large JPEG to encode and fsync)
-	// and the state are journalled behind it. On one core the publisher
-	// would otherwise wait for both.
-	if t.notify != nil {
-		t.notify()
-		runtime.Gosched()
-	}
-	t.lastRec, t.lastRecRestMS = journal.Record{}, 0
+	t.lastRef, t.lastRecRestMS = nil, 0
 	if len(t.pendingSnap) > 0 {
-		s, err := t.j.AppendNoWait("snapshot", t.now(), mqtt.NewSnapshot(rec, t.pendingSnap, t.snapW, t.snapH))
-		switch {
-		case notWritten(err):
-			t.lost("snapshot", "snapshot of "+rec.ID, err)
-		case err != nil:
+		_, _, s, err := q.put(snapshotRecord(t.now(), ref, t.pendingSnap, t.snapW, t.snapH))
+		if err != nil {
 			return fmt.Errorf("journal snapshot: %w", err)
-		default:
-			last = s.Seq
 		}
+		last = max(last, s) // 0 when it is held
 		t.pendingSnap = nil
 	} else {
 		// Decided on the at-rest frame itself: its snapshot follows.
-		t.lastRec, t.lastRecRestMS = rec, th.AtRestMS
+		t.lastRef, t.lastRecRestMS = ref, th.AtRestMS
 	}
 	if t.profile.Game == rules.Craps {
 		next, outcome, err := t.craps.Apply(d, t.profile)
 		if err != nil {
 			t.log.Error("craps state", "err", err)
 		} else {
+			// A held decision moves the game on too: it will be published.
 			t.craps = next
-			st, err := t.j.AppendNoWait("state", t.now(), stateBody{Game: rules.Craps, CrapsReport: next.Report(t.decided, outcome, d)})
-			switch {
-			case notWritten(err):
-				// The next state record carries the game on.
-				t.lost("state", "state after "+rec.ID, err)
-			case err != nil:
+			_, _, s, err := q.put(heldRecord{kind: "state", ts: t.now(), what: "state after " + ref.what,
+				body: stateBody{Game: rules.Craps, CrapsReport: next.Report(t.decided, outcome, d)}})
+			if err != nil {
 				return fmt.Errorf("journal state: %w", err)
-			default:
-				last = st.Seq
 			}
+			last = max(last, s)
 		}
 	}
-	if err := t.j.WaitDurable(last); err != nil {
-		return fmt.Errorf("journal %s: %w", kind, err)
+	if last != 0 {
+		if err := t.j.WaitDurable(last); err != nil {
+			return fmt.Errorf("journal %s: %w", kind, err)
+		}
+	}
+	if !written {
+		if last != 0 && t.notify != nil {
+			t.notify()
+		}
+		t.log.Warn("decision held: the journal refuses records", "verdict", d.Verdict, "values", d.Values,
+			"reasons", d.Reasons, "at_rest_ms", th.AtRestMS, "held", q.heldCount())
+		return nil
 	}
 	t.log.Info("decision", "seq", rec.Seq, "verdict", d.Verdict, "values", d.Values,
 		"reasons", d.Reasons, "advisories", d.Advisories, "at_rest_ms", th.AtRestMS)

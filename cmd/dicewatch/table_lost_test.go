@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,16 +19,20 @@ import (
 )
 
 // fullJournal is an appender whose disk is full while full is set: every
-// record is refused with journal.ErrNotWritten.
+// record is refused with journal.ErrNotWritten, past room more records.
 type fullJournal struct {
 	full   bool
+	room   int
 	recs   []journal.Record
 	bodies []any
 }
 
 func (f *fullJournal) AppendNoWait(kind string, ts time.Time, body any) (journal.Record, error) {
 	if f.full {
-		return journal.Record{}, fmt.Errorf("%w: %w", journal.ErrNotWritten, syscall.ENOSPC)
+		if f.room == 0 {
+			return journal.Record{}, fmt.Errorf("%w: %w", journal.ErrNotWritten, syscall.ENOSPC)
+		}
+		f.room--
 	}
 	r := journal.Record{Seq: uint64(len(f.recs) + 1), Kind: kind, TS: ts}
 	r.ID = fmt.Sprintf("x-%d", r.Seq)
@@ -42,51 +47,75 @@ func (f *fullJournal) Append(kind string, ts time.Time, body any) (journal.Recor
 
 func (f *fullJournal) WaitDurable(uint64) error { return nil }
 
-// TestLostDecisionKeepsItsSnapshot: a decision the journal refuses is
-// lost with its snapshot; that snapshot, which vision sends right after
-// the at-rest frame, must not be journalled with the next decision.
-func TestLostDecisionKeepsItsSnapshot(t *testing.T) {
+// TestHeldDecisionKeepsItsSnapshot: a decision the journal refuses is
+// held, and journalled once the journal takes records again, before its
+// snapshot (which vision sends right after the at-rest frame, and which
+// names it) and before the next decision; the snapshot is never given to
+// the next decision. Before holding, the decision and its snapshot were
+// lost.
+func TestHeldDecisionKeepsItsSnapshot(t *testing.T) {
 	j := &fullJournal{}
 	tbl := &table{
 		tr: tracker.New(tracker.Config{Game: rules.Craps, DiceThrown: 2}), profile: rules.DefaultProfile(rules.Craps),
 		j: j, log: slog.New(slog.NewTextHandler(io.Discard, nil)), now: time.Now, craps: rules.NewCrapsState(),
 	}
-	throw := func(restMS int64) rules.Throw {
+	throw := func(restMS int64, a, b int) rules.Throw {
 		return rules.Throw{Game: rules.Craps, DiceThrown: 2, StartMS: restMS - 1000, AtRestMS: restMS,
-			Dice: []rules.Die{{Value: 3, Confidence: 1, Zone: rules.ZoneLayout, Flat: true}, {Value: 4, Confidence: 1, Zone: rules.ZoneLayout, Flat: true}}}
+			Dice: []rules.Die{{Value: a, Confidence: 1, Zone: rules.ZoneLayout, Flat: true}, {Value: b, Confidence: 1, Zone: rules.ZoneLayout, Flat: true}}}
 	}
 	snap := func(restMS int64, what string) vision.Event {
 		return vision.Event{Frame: source.Frame{AtMS: restMS, Width: 4, Height: 4}, Snapshot: []byte(what)}
 	}
 	j.full = true
-	if err := tbl.decide(throw(5000)); err != nil {
+	if err := tbl.decide(throw(5000, 3, 4)); err != nil {
 		t.Fatal(err)
 	}
+	heldTS := time.Now()
 	j.full = false
-	if err := tbl.snapshot(snap(5000, "picture of the lost throw")); err != nil {
+	if err := tbl.snapshot(snap(5000, "picture of the held throw")); err != nil {
 		t.Fatal(err)
 	}
-	if err := tbl.decide(throw(9000)); err != nil {
+	if err := tbl.decide(throw(9000, 2, 6)); err != nil {
 		t.Fatal(err)
 	}
 	if err := tbl.snapshot(snap(9000, "picture of the next throw")); err != nil {
 		t.Fatal(err)
 	}
 	var kinds []string
+	ids := map[int]string{} // decision ids by at_rest_ms
 	for i, r := range j.recs {
 		kinds = append(kinds, r.Kind)
-		if sn, ok := j.bodies[i].(mqtt.Snapshot); ok && strings.Contains(string(sn.JPEG), "lost") {
-			t.Errorf("the lost decision's snapshot was journalled for %s", sn.DecisionID)
+		if r.Kind == "roll" || r.Kind == "noroll" {
+			raw, err := json.Marshal(j.bodies[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b decisionBody
+			if err := json.Unmarshal(raw, &b); err != nil {
+				t.Fatal(err)
+			}
+			ids[int(b.AtRestMS)] = r.ID
+			if b.AtRestMS == 5000 && !r.TS.Before(heldTS) {
+				t.Errorf("the held decision has ts %s, not the time it was made (before %s)", r.TS, heldTS)
+			}
 		}
 	}
 	t.Logf("journalled: %v", kinds)
-	n := 0
-	for _, k := range kinds {
-		if k == "snapshot" {
-			n++
-		}
+	want := []string{"event", "roll", "state", "event", "snapshot", "roll", "state", "snapshot"}
+	if strings.Join(kinds, " ") != strings.Join(want, " ") {
+		t.Fatalf("journalled %v, want %v (fault raised, the held decision and state, fault cleared, its snapshot, the next)", kinds, want)
 	}
-	if n != 1 {
-		t.Errorf("%d snapshots journalled, want 1 (the next throw's)", n)
+	for i, r := range j.recs {
+		sn, ok := j.bodies[i].(mqtt.Snapshot)
+		if !ok {
+			continue
+		}
+		wantID := ids[9000]
+		if strings.Contains(string(sn.JPEG), "held") {
+			wantID = ids[5000]
+		}
+		if sn.DecisionID != wantID || wantID == "" {
+			t.Errorf("snapshot %d (%q) names decision %q, want %q", r.Seq, sn.JPEG, sn.DecisionID, wantID)
+		}
 	}
 }
