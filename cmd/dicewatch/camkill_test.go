@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -299,6 +300,19 @@ log:
 	for _, r := range recoveries {
 		t.Logf("first frame after a restart read at +%.2f s", r.Sub(t0).Seconds())
 	}
+	// The overlap rule below needs each outage's first frame back: without
+	// its log line (a changed message or log format) it would fall back
+	// on the recovery event's time and test a different window unseen.
+	for _, o := range outs {
+		if !slices.ContainsFunc(recoveries, func(r time.Time) bool { return r.After(o.to) }) {
+			t.Errorf("%s: no %q log line after the restart", o.name, "camera recovered")
+		}
+	}
+	// How long after the logged time of the first frame back the camera
+	// showed the second: a frame period rounded up to the millisecond (34
+	// ms at the recording's 30 fps), and 1 ms more, as the log's time is
+	// cut to the millisecond.
+	secondBack := time.Duration(math.Ceil(1000/fps)+1) * time.Millisecond
 	// Every decision, matched to the throw the camera showed: the one
 	// whose dice came to rest last before the decision arrived.
 	faulted := 0
@@ -326,9 +340,9 @@ log:
 			// and its first die was in the picture by the daemon's second
 			// frame back (the first is logged as "camera recovered"; the
 			// camera showed it at or before then, the second one frame
-			// later): the daemon must see the table empty and still, which
-			// takes a frame measured against the one before, before a
-			// throw after an outage may be valid.
+			// period later: secondBack): the daemon must see the table
+			// empty and still, which takes a frame measured against the
+			// one before, before a throw after an outage may be valid.
 			back := o.clearedAt
 			for _, r := range recoveries {
 				if r.After(o.to) {
@@ -336,7 +350,7 @@ log:
 					break
 				}
 			}
-			if match != nil && match.start.Before(back.Add(34*time.Millisecond)) && match.rest.After(o.from) {
+			if match != nil && match.start.Before(back.Add(secondBack)) && match.rest.After(o.from) {
 				during = o.name
 			}
 			if m.At.After(o.from) && m.At.Before(o.clearedAt) && during == "" {
