@@ -104,28 +104,18 @@ func (r *Reader) mapsAgreeLook(fr bgrImage, dets []Detection, roi image.Rectangl
 	if len(r.unreadReads) == 0 || mapsAgreeLookOff || r.knownSize() {
 		return
 	}
-	med, ok := readEdgeMedian(dets)
-	for i := range dets {
-		d := &dets[i]
-		ur, found := r.unreadReads[[2]float64{d.CX, d.CY}]
-		if !found || !d.laterMay() || !d.Flat || ur.fv.c.weak {
-			continue
+	r.laterFlatLooks(dets, func(d *Detection, fv faceValue, edge float64, sq candidate) {
+		if fv.c.edge > mapsAgreeMaxFaceRel*edge {
+			return
 		}
-		fv := ur.fv
-		edge, sized := r.edgeAt(d, med, ok)
-		if !sized || fv.c.edge > mapsAgreeMaxFaceRel*edge {
-			continue
-		}
-		sq := fv.c
-		sq.w, sq.h, sq.edge = edge, edge, edge
 		v, n, colour := r.face.mapsAgreeVote(fr, fv.c, sq)
 		if v == 0 || v > 2 || fv.lv != v || fv.tmpl != v {
-			continue
+			return
 		}
 		fv.value, fv.conf = v, sepConf
 		ownVeto := mapsAgreeOwnVeto && n >= mapsAgreeOwnVetoMin && !colour
 		if r.giveLaterVeto(fr, d, fv, roi, !ownVeto) && mapsAgreeTrace != nil {
 			mapsAgreeTrace(d, fv)
 		}
-	}
+	})
 }

@@ -141,6 +141,37 @@ func (r *Reader) sepLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 	if r.net == nil || len(r.unreadReads) == 0 || sepLookOff || r.knownSize() {
 		return
 	}
+	r.laterFlatLooks(dets, func(d *Detection, fv faceValue, _ float64, sq candidate) {
+		v := r.face.sepMapVotes(fr, fv.c)
+		if v < 3 {
+			v = r.face.sepMapVotes(fr, sq)
+		}
+		if v < 3 || !laterAgrees(fv.lv, v) || !laterAgrees(fv.tmpl, v) {
+			return
+		}
+		p, rej := r.ns.predictReject(r.net, fr, fv.c)
+		if nv, _, _ := netTop2(p); nv != v || rej >= netMaxReject {
+			return
+		}
+		ps, rejs := r.ns.predictReject(r.net, fr, sq)
+		if vs, _, _ := netTop2(ps); vs != v || rejs >= netMaxReject {
+			return
+		}
+		fv.value, fv.conf = v, sepConf
+		if r.giveLater(fr, d, fv, roi) && sepTrace != nil {
+			sepTrace(d, fv)
+		}
+	})
+}
+
+// laterFlatLooks calls look on each die of dets that sepLook and
+// mapsAgreeLook may give a value: unread and not marked against a later
+// look (laterMay), flat, with a first look not a weak candidate's, and a
+// die size at its place (edgeAt: the expected edge, or else the median
+// edge of the dice read before look gives any value). look gets the
+// first look's reading fv (a copy), that edge, and sq, the first look's
+// face rectangle made a square of that edge.
+func (r *Reader) laterFlatLooks(dets []Detection, look func(d *Detection, fv faceValue, edge float64, sq candidate)) {
 	med, ok := readEdgeMedian(dets)
 	for i := range dets {
 		d := &dets[i]
@@ -148,32 +179,13 @@ func (r *Reader) sepLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 		if !found || !d.laterMay() || !d.Flat || ur.fv.c.weak {
 			continue
 		}
-		fv := ur.fv
 		edge, sized := r.edgeAt(d, med, ok)
 		if !sized {
 			continue
 		}
-		sq := fv.c
+		sq := ur.fv.c
 		sq.w, sq.h, sq.edge = edge, edge, edge
-		v := r.face.sepMapVotes(fr, fv.c)
-		if v < 3 {
-			v = r.face.sepMapVotes(fr, sq)
-		}
-		if v < 3 || !laterAgrees(fv.lv, v) || !laterAgrees(fv.tmpl, v) {
-			continue
-		}
-		p, rej := r.ns.predictReject(r.net, fr, fv.c)
-		if nv, _, _ := netTop2(p); nv != v || rej >= netMaxReject {
-			continue
-		}
-		ps, rejs := r.ns.predictReject(r.net, fr, sq)
-		if vs, _, _ := netTop2(ps); vs != v || rejs >= netMaxReject {
-			continue
-		}
-		fv.value, fv.conf = v, sepConf
-		if r.giveLater(fr, d, fv, roi) && sepTrace != nil {
-			sepTrace(d, fv)
-		}
+		look(d, ur.fv, edge, sq)
 	}
 }
 
