@@ -9,43 +9,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dicewatch/dicewatch/journal/journaltest"
 )
-
-// smallDisk mounts a tmpfs of size bytes for the test and returns its
-// path; it skips the test where mounting is not permitted (not root, no
-// CAP_SYS_ADMIN, a sandbox).
-func smallDisk(t *testing.T, size string) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size); err != nil {
-		t.Skipf("cannot mount a %s tmpfs for a full disk: %v", size, err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-	})
-	return dir
-}
-
-// fill writes a file until the file system is full.
-func fill(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	buf := make([]byte, 4096)
-	for {
-		if _, err := f.Write(buf); err != nil {
-			if !errors.Is(err, syscall.ENOSPC) {
-				t.Fatalf("filling the disk: %v", err)
-			}
-			return
-		}
-	}
-}
 
 // TestAppendDiskFull fills the journal's file system for real: an append
 // that does not fit fails with ErrNotWritten, takes no seq and leaves no
@@ -53,7 +19,7 @@ func fill(t *testing.T, path string) {
 // journal is not failed, so once there is room the next append gets the
 // next seq; and the journal reopens with no torn tail to cut.
 func TestAppendDiskFull(t *testing.T) {
-	disk := smallDisk(t, "256k")
+	disk := journaltest.SmallDisk(t, "256k")
 	dir := filepath.Join(disk, "journal")
 	j := mustOpen(t, dir, Options{})
 	// 64 KiB that are freed later, to make room again.
@@ -80,7 +46,9 @@ func TestAppendDiskFull(t *testing.T) {
 	t.Logf("%d records written, then: %v", len(written), full)
 	// Fill what the last record left (a record still fits in the
 	// segment's last page, so try ones over a page).
-	fill(t, filepath.Join(disk, "filler"))
+	if err := journaltest.Fill(filepath.Join(disk, "filler")); err != nil {
+		t.Fatal(err)
+	}
 	big := map[string]any{"event": "big", "pad": strings.Repeat("y", 5000)}
 	for i := 0; i < 3; i++ {
 		if _, err := j.Append("event", time.Now(), big); !errors.Is(err, ErrNotWritten) {

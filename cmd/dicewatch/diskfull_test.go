@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,46 +16,13 @@ import (
 
 	"github.com/dicewatch/dicewatch/config"
 	"github.com/dicewatch/dicewatch/journal"
+	"github.com/dicewatch/dicewatch/journal/journaltest"
 	"github.com/dicewatch/dicewatch/mqtt/mqtttest"
 	"github.com/dicewatch/dicewatch/rules"
 	"github.com/dicewatch/dicewatch/schema"
 	"github.com/dicewatch/dicewatch/vision/scene"
 	"github.com/dicewatch/dicewatch/vision/source/sourcetest"
 )
-
-// smallDisk mounts a tmpfs of the given size for the test, or skips the
-// test where mounting is not permitted.
-func smallDisk(t *testing.T, size string) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size); err != nil {
-		t.Skipf("cannot mount a %s tmpfs for a full disk: %v", size, err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-	})
-	return dir
-}
-
-// fillDisk writes path until its file system is full.
-func fillDisk(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	buf := make([]byte, 64<<10)
-	for {
-		if _, err := f.Write(buf); err != nil {
-			if errors.Is(err, syscall.ENOSPC) {
-				return nil
-			}
-			return err
-		}
-	}
-}
 
 // TestDaemonDiskFull runs the daemon, publishing to a real mosquitto, with
 // its journal (and MQTT state) on a small tmpfs and its clip ring on a
@@ -73,9 +39,9 @@ func TestDaemonDiskFull(t *testing.T) {
 	if testing.Short() {
 		t.Skip("renders a session and runs the daemon: skipped with -short")
 	}
-	disk := smallDisk(t, "24m")
-	clipDisk := smallDisk(t, "64k")
-	if err := fillDisk(filepath.Join(clipDisk, "filler")); err != nil {
+	disk := journaltest.SmallDisk(t, "24m")
+	clipDisk := journaltest.SmallDisk(t, "64k")
+	if err := journaltest.Fill(filepath.Join(clipDisk, "filler")); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -127,7 +93,7 @@ evidence:
 		Render: func(k int, dst *gocv.Mat) error {
 			switch k {
 			case fillAt:
-				fillErr = fillDisk(filler)
+				fillErr = journaltest.Fill(filler)
 			case freeAt:
 				fillErr = errors.Join(fillErr, os.Remove(filler))
 			}
