@@ -339,7 +339,7 @@ func (c *Config) validate() []problem {
 	if c.Vision.SettleMS < 33 || c.Vision.SettleMS > 300 {
 		add("vision.settle_ms", "%d is out of range 33..300", c.Vision.SettleMS)
 	}
-	if c.Vision.DiePx < 0 || c.Vision.DiePx > 400 {
+	if v := c.Vision.DiePx; !(v >= 0 && v <= 400) { // NaN too
 		add("vision.die_px", "%g is out of range 0..400", c.Vision.DiePx)
 	}
 	if err := calibration.CheckPipSpread(c.Vision.PipSpread); err != nil {
