@@ -335,7 +335,8 @@ const minValueFlatness = 0.5
 // thinOff (tests) turns that cut off, for before-and-after figures.
 var thinOff bool
 
-// smallRefitOff (tests) turns that cut off, for before-and-after figures.
+// smallRefitOff (tests) turns the maxUnfoundRel cut (unfoundLook) off, for
+// before-and-after figures.
 var smallRefitOff bool
 
 // unfoundLook withholds the values check marked unfound.
