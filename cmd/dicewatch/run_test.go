@@ -58,7 +58,7 @@ func TestConfigCheck(t *testing.T) {
 		{"misspelled key is named with its line", []string{"run", "--config", "../../config/testdata/invalid-misspelled-key.yaml", "--config.check"}, 1, "",
 			[]string{"line 4: camera.fsp: unknown key"}},
 		{"every problem is listed", []string{"run", "--config", "../../config/testdata/invalid-out-of-range.yaml", "--config.check"}, 1, "",
-			[]string{"11 problem(s)", "camera.fps", "log.format"}},
+			[]string{"12 problem(s)", "camera.fps", "vision.pip_spread", "log.format"}},
 		{"missing calibration file", []string{"run", "--config", missingCal, "--config.check"}, 1, "",
 			[]string{"none.yaml"}},
 		{"missing config file", []string{"run", "--config", dir + "/absent.yaml", "--config.check"}, 1, "",
