@@ -116,11 +116,18 @@ func (r *Reader) detect(off image.Point) ([]candidate, error) {
 	}
 	src := &r.frame
 	if sc < 1 {
+		dw, dh := int(math.Round(float64(fw)*sc)), int(math.Round(float64(fh)*sc))
+		if dw < 1 || dh < 1 {
+			// The expected die is far larger than the frame (a wrong
+			// --die-px): no die fits in it. OpenCV's resize to an empty
+			// size throws, which aborts the process.
+			return nil, nil
+		}
 		interp := gocv.InterpolationLinear
 		if sc < 0.5 {
 			interp = gocv.InterpolationArea
 		}
-		gocv.Resize(r.frame, &r.det, image.Pt(int(math.Round(float64(fw)*sc)), int(math.Round(float64(fh)*sc))), 0, 0, interp)
+		gocv.Resize(r.frame, &r.det, image.Pt(dw, dh), 0, 0, interp)
 		src = &r.det
 	} else {
 		sc = 1
