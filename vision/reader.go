@@ -525,6 +525,14 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 			if d.Confidence > secondLookMaxConf && (!out[i].pairOne || c.nPips > 0) {
 				o := &out[i]
 				o.Value, o.Confidence = d.Value, secondLookMaxConf
+				if c.nPips > 0 {
+					// A pip group's value is a later look's, as sure as
+					// sepLook's: on never-read stills 38000..39999 read
+					// without a size it gave four wrong values (a 4 read
+					// 2, a 5 read 2 and 3, a 2 read 4) beside its right
+					// ones, so it stays under the rules' 0.8.
+					o.Confidence = sepConf
+				}
 				// Its pips are the ones this look counted (the unread
 				// read's pip box may bound other marks, or none).
 				o.PipBox = d.PipBox
