@@ -392,3 +392,48 @@ func softLook(dets []Detection) {
 	}
 	withholdWhere(dets, func(d *Detection) bool { return d.soft >= maxSoftPx })
 }
+
+// centrePipOff measures, on a 3 read from its three pips, how far the
+// middle pip's colour is from its two corner pips' mean, over that
+// mean's distance from the body's colour. A face's pips are of one paint;
+// on a marbled die a light vein crossing the face's middle can stand in
+// for a 2's missing centre pip, and its colour is the vein's, not the
+// paint's. It returns 0 when the value is not a 3 read from three pips.
+func centrePipOff(fr bgrImage, fv faceValue) float64 {
+	if fv.value != 3 || fv.pipRing != 3 {
+		return 0
+	}
+	ps := fv.pips[:3]
+	mx, my := (ps[0][0]+ps[1][0]+ps[2][0])/3, (ps[0][1]+ps[1][1]+ps[2][1])/3
+	mid := 0
+	for i := range ps {
+		if math.Hypot(ps[i][0]-mx, ps[i][1]-my) < math.Hypot(ps[mid][0]-mx, ps[mid][1]-my) {
+			mid = i
+		}
+	}
+	var cols [3][3]float64
+	for i, p := range ps {
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
+				c := fr.nearest(p[0]+float64(dx), p[1]+float64(dy))
+				for ch := range c {
+					cols[i][ch] += c[ch] / 9
+				}
+			}
+		}
+	}
+	var corner [3]float64
+	for i := range cols {
+		if i == mid {
+			continue
+		}
+		for ch := range corner {
+			corner[ch] += cols[i][ch] / 2
+		}
+	}
+	contrast := colDist(corner, fv.body)
+	if contrast <= 0 {
+		return 0
+	}
+	return colDist(cols[mid], corner) / contrast
+}

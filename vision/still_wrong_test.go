@@ -29,7 +29,8 @@ import (
 // 2 or 3 the check does not find again (smallUnfound); DICEWATCH_NO_LARGELAT
 // only the cut of a lattice too large for the die (maxLatRel);
 // DICEWATCH_NO_THIN only the cut of a footprint far from a square
-// (minValueFlatness).
+// (minValueFlatness); DICEWATCH_NO_CENTREOFF only the cut of a 3 whose
+// middle pip's colour is off its corner pips' (maxCentreOff).
 func init() {
 	pipsRowOff = os.Getenv("DICEWATCH_NO_PIPSROW") != ""
 	foldOff = os.Getenv("DICEWATCH_NO_FOLD") != ""
@@ -40,6 +41,7 @@ func init() {
 	smallRefitOff = os.Getenv("DICEWATCH_NO_SMALLREFIT") != ""
 	largeLatOff = os.Getenv("DICEWATCH_NO_LARGELAT") != ""
 	thinOff = os.Getenv("DICEWATCH_NO_THIN") != ""
+	centreOffOff = os.Getenv("DICEWATCH_NO_CENTREOFF") != ""
 	if os.Getenv("DICEWATCH_CHECK_LOG") != "" {
 		checkTrace = func(d *Detection, ci checkInfo) {
 			fmt.Fprintf(os.Stderr, "CHECK\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%.3f\n", d.CX, d.CY, d.Confidence, ci.sizeRel, ci.pipRel, ci.colSpread, ci.reason, ci.pipOff)
@@ -138,9 +140,9 @@ func TestStillWrongDump(t *testing.T) {
 					tc.fv.c.edge/tr.EdgePx, le/tr.EdgePx, ci.pipRel, frames[key{d.CX, d.CY}].pipRel, d.CX, d.CY)
 			}
 			if ci, ok := checks[key{d.CX, d.CY}]; ok {
-				fmt.Fprintf(all, "%d\t%s\t%d\t%s\t%s\t%s\t%.1f\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%d\t%.3f\t%.3f\t%.3f\t%q\t%.3f\t%.3f\n",
+				fmt.Fprintf(all, "%d\t%s\t%d\t%s\t%s\t%s\t%.1f\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%d\t%.3f\t%.3f\t%.3f\t%q\t%.3f\t%.3f\t%.3f\n",
 					seed, mode, p[0], stillGroup(g), g.Style, tr.Background, tr.CameraTiltDeg, g.Value, seen[key{d.CX, d.CY}].fv.value, d.Confidence,
-					d.Flatness, ci.sizeRel, ci.pipRel, ci.reason, d.Value, ci.colSpread, ci.pipOff, frames[key{d.CX, d.CY}].pipRel, frames[key{d.CX, d.CY}].reason, ci.foldStep, ci.foldSep)
+					d.Flatness, ci.sizeRel, ci.pipRel, ci.reason, d.Value, ci.colSpread, ci.pipOff, frames[key{d.CX, d.CY}].pipRel, frames[key{d.CX, d.CY}].reason, ci.foldStep, ci.foldSep, ci.centreOff)
 			}
 			if d.Value == 0 || d.Value == g.Value {
 				continue
