@@ -60,6 +60,9 @@ type areaShrink struct {
 	xtab, ytab     []areaEntry
 	xcells, ycells []areaCell
 	hrow, sum      []float32
+	// rowF holds four source rows as float32 (and a float to spare after
+	// each) for the AVX2 row sums.
+	rowF []float32
 }
 
 // areaUsable is whether OpenCV would take its generic area path for this
@@ -102,18 +105,49 @@ func (a *areaShrink) resizeArea(src gocv.Mat, dst *gocv.Mat, dw, dh int) error {
 		a.sw, a.sh, a.dw, a.dh = sw, sh, dw, dh
 		a.hrow = make([]float32, 3*dw*sh)
 		a.sum = make([]float32, 3*dw)
+		a.rowF = make([]float32, 4*(3*sw+1))
 	}
-	areaShrink3(spix[:3*sw*sh], sw, dpix[:3*dw*dh], dw, a.xtab, a.xcells, a.ytab, a.ycells, a.hrow, a.sum)
+	var rowF []float32
+	if useSIMD && 3*sw >= 8 {
+		rowF = a.rowF
+	}
+	areaShrink3(spix[:3*sw*sh], sw, dpix[:3*dw*dh], dw, a.xtab, a.xcells, a.ytab, a.ycells, a.hrow, a.sum, rowF)
 	return nil
 }
 
 // areaShrink3 is the shrink on 3-channel pixel slices. hrow holds every
-// source row's sums (3*dw floats a row); sum one output row's.
+// source row's sums (3*dw floats a row); sum one output row's. With rowF
+// (4*(3*sw+1) floats; AVX2, 3*sw >= 8) the row sums run on AVX2
+// (areaRow4, areaRow2), else in Go (areaRows3): the same sums in the
+// same order.
 func areaShrink3(spix []uint8, sw int, dpix []uint8, dw int, xtab []areaEntry, xcells []areaCell,
-	ytab []areaEntry, ycells []areaCell, hrow, sum []float32) {
+	ytab []areaEntry, ycells []areaCell, hrow, sum, rowF []float32) {
 	sh, n := len(spix)/(3*sw), 3*dw
 	hrow, sum = hrow[:sh*n], sum[:n]
 	y := 0
+	if rowF != nil && len(xcells) > 0 && len(xtab) > 0 {
+		m := 3*sw + 1
+		var f, hp [4]*float32
+		for i := range 4 {
+			rowF[(i+1)*m-1] = 0 // the float to spare
+			f[i] = &rowF[i*m]
+		}
+		// Four rows at a time, then two, then the last alone (both
+		// halves of areaRow2 the same row).
+		for ; y+3 < sh; y += 4 {
+			for i := range 4 {
+				rowToF32(spix[3*(y+i)*sw:3*(y+i+1)*sw], rowF[i*m:(i+1)*m-1])
+				hp[i] = &hrow[(y+i)*n]
+			}
+			areaRow4(&f, &xtab[0], &xcells[0], len(xcells), &hp)
+		}
+		for ; y < sh; y += 2 {
+			y1 := min(y+1, sh-1)
+			rowToF32(spix[3*y*sw:3*(y+1)*sw], rowF[:m-1])
+			rowToF32(spix[3*y1*sw:3*(y1+1)*sw], rowF[m:2*m-1])
+			areaRow2(f[0], f[1], &xtab[0], &xcells[0], len(xcells), &hrow[y*n], &hrow[y1*n])
+		}
+	}
 	for ; y+1 < sh; y += 2 {
 		areaRows3(spix[3*y*sw:3*(y+1)*sw], spix[3*(y+1)*sw:3*(y+2)*sw], xtab, xcells, hrow[y*n:(y+1)*n], hrow[(y+1)*n:(y+2)*n])
 	}
@@ -138,6 +172,17 @@ func areaShrink3(spix []uint8, sw int, dpix []uint8, dw int, xtab []areaEntry, x
 		for i, v := range sum {
 			d[i] = satRound8(v)
 		}
+	}
+}
+
+// rowToF32 is f[i] = float32(row[i]), on AVX2 eight at a time (len(row)
+// >= 8).
+func rowToF32(row []uint8, f []float32) {
+	n := len(row) &^ 7
+	f = f[:len(row)]
+	u8ToF32(&row[0], n, &f[0])
+	for i := n; i < len(row); i++ {
+		f[i] = u8f[row[i]]
 	}
 }
 

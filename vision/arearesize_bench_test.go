@@ -20,9 +20,11 @@ func BenchmarkAreaShrinkOpenCV(b *testing.B) {
 	src, dst := benchAreaSrc(b), gocv.NewMat()
 	defer src.Close()
 	defer dst.Close()
+	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		gocv.Resize(src, &dst, image.Pt(21, 21), 0, 0, gocv.InterpolationArea)
 	}
+	reportCPU(b, cpu0)
 }
 
 func BenchmarkAreaShrinkGo(b *testing.B) {
@@ -30,7 +32,25 @@ func BenchmarkAreaShrinkGo(b *testing.B) {
 	defer src.Close()
 	defer dst.Close()
 	var a areaShrink
+	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		_ = a.resizeArea(src, &dst, 21, 21)
 	}
+	reportCPU(b, cpu0)
+}
+
+// BenchmarkAreaShrinkGoLoops is BenchmarkAreaShrinkGo without AVX2 (the
+// Go loops, as off amd64).
+func BenchmarkAreaShrinkGoLoops(b *testing.B) {
+	defer func(u bool) { useSIMD = u }(useSIMD)
+	useSIMD = false
+	src, dst := benchAreaSrc(b), gocv.NewMat()
+	defer src.Close()
+	defer dst.Close()
+	var a areaShrink
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		_ = a.resizeArea(src, &dst, 21, 21)
+	}
+	reportCPU(b, cpu0)
 }

@@ -10,8 +10,20 @@ import (
 
 // TestAreaShrinkExact compares the Go area shrink with gocv.Resize's
 // INTER_AREA on random images of many sizes (and a broken kernel must fail
-// it: a weight off by one ulp changes some outputs).
+// it: a weight off by one ulp changes some outputs). On AVX2 both the
+// AVX2 row sums and the Go loops are checked.
 func TestAreaShrinkExact(t *testing.T) {
+	defer func(u bool) { useSIMD = u }(useSIMD)
+	for _, simd := range []bool{false, true} {
+		if simd && !hasAVX2 {
+			continue
+		}
+		useSIMD = simd
+		areaShrinkExact(t)
+	}
+}
+
+func areaShrinkExact(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	var a areaShrink
 	want, got := gocv.NewMat(), gocv.NewMat()

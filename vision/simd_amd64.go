@@ -47,3 +47,12 @@ func mark32(out, m *uint8, thr uint8, groups int)
 
 //go:noescape
 func sampleRow(uc, us *float64, cx, cy, vs, vc float64, pix *uint8, w3 int, out *float64)
+
+//go:noescape
+func u8ToF32(src *uint8, n int, dst *float32)
+
+//go:noescape
+func areaRow2(sf, tf *float32, tab *areaEntry, cells *areaCell, ncells int, hs, ht *float32)
+
+//go:noescape
+func areaRow4(f *[4]*float32, tab *areaEntry, cells *areaCell, ncells int, h *[4]*float32)

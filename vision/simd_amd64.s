@@ -463,3 +463,138 @@ sampleloop:
 	JNZ sampleloop
 	VZEROUPPER
 	RET
+
+// func u8ToF32(src *uint8, n int, dst *float32)
+//
+// dst[i] = float32(src[i]) for n bytes, n a multiple of 8 (n >= 8).
+TEXT ·u8ToF32(SB), NOSPLIT, $0-24
+	MOVQ src+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ dst+16(FP), DI
+	SHRQ $3, CX
+u8f32loop:
+	VPMOVZXBD (SI), Y0
+	VCVTDQ2PS Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $8, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ u8f32loop
+	VZEROUPPER
+	RET
+
+// func areaRow2(sf, tf *float32, tab *areaEntry, cells *areaCell, ncells int, hs, ht *float32)
+//
+// areaRows3 on two rows of 3-channel pixels already as float32 (sf and tf
+// each readable one float past their last pixel): for each cell, the sum
+// over its entries, in order, of pixel times weight (a multiply then an
+// add, no fused multiply-add, in float32 as the Go loop), the three
+// channels of row s in lanes 0..2 and of row t in lanes 4..6 (lanes 3 and
+// 7, the next pixel's first channel, are dropped). hs and ht get three
+// floats a cell.
+TEXT ·areaRow2(SB), NOSPLIT, $0-56
+	MOVQ sf+0(FP), SI
+	MOVQ tf+8(FP), DX
+	MOVQ tab+16(FP), R8
+	MOVQ cells+24(FP), R9
+	MOVQ ncells+32(FP), CX
+	MOVQ hs+40(FP), DI
+	MOVQ ht+48(FP), R10
+areacell:
+	MOVQ 0(R9), AX
+	MOVQ 8(R9), BX
+	VXORPS Y0, Y0, Y0
+	CMPQ AX, BX
+	JGE areastore
+	MOVQ AX, R11
+	SHLQ $4, R11
+	ADDQ R8, R11
+	SUBQ AX, BX
+areaentry:
+	MOVQ 0(R11), R12
+	LEAQ (R12)(R12*2), R12
+	VBROADCASTSS 8(R11), Y2
+	VMOVUPS (SI)(R12*4), X1
+	VINSERTF128 $1, (DX)(R12*4), Y1, Y1
+	VMULPS Y2, Y1, Y1
+	VADDPS Y1, Y0, Y0
+	ADDQ $16, R11
+	DECQ BX
+	JNZ areaentry
+areastore:
+	VMOVSD X0, (DI)
+	VEXTRACTPS $2, X0, 8(DI)
+	VEXTRACTF128 $1, Y0, X3
+	VMOVSD X3, (R10)
+	VEXTRACTPS $2, X3, 8(R10)
+	ADDQ $12, DI
+	ADDQ $12, R10
+	ADDQ $16, R9
+	DECQ CX
+	JNZ areacell
+	VZEROUPPER
+	RET
+
+// func areaRow4(f *[4]*float32, tab *areaEntry, cells *areaCell, ncells int, h *[4]*float32)
+//
+// areaRow2 on four rows at once, rows 0 and 1 in one register and rows 2
+// and 3 in another: two sums that do not wait on each other.
+TEXT ·areaRow4(SB), NOSPLIT, $0-40
+	MOVQ f+0(FP), AX
+	MOVQ 0(AX), SI
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), R13
+	MOVQ 24(AX), R14
+	MOVQ tab+8(FP), R8
+	MOVQ cells+16(FP), R9
+	MOVQ ncells+24(FP), CX
+	MOVQ h+32(FP), AX
+	MOVQ 0(AX), DI
+	MOVQ 8(AX), R10
+	MOVQ 16(AX), R15
+	MOVQ 24(AX), AX
+area4cell:
+	MOVQ 0(R9), R11
+	MOVQ 8(R9), BX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y4, Y4, Y4
+	CMPQ R11, BX
+	JGE area4store
+	SUBQ R11, BX
+	SHLQ $4, R11
+	ADDQ R8, R11
+area4entry:
+	MOVQ 0(R11), R12
+	LEAQ (R12)(R12*2), R12
+	VBROADCASTSS 8(R11), Y2
+	VMOVUPS (SI)(R12*4), X1
+	VINSERTF128 $1, (DX)(R12*4), Y1, Y1
+	VMOVUPS (R13)(R12*4), X5
+	VINSERTF128 $1, (R14)(R12*4), Y5, Y5
+	VMULPS Y2, Y1, Y1
+	VMULPS Y2, Y5, Y5
+	VADDPS Y1, Y0, Y0
+	VADDPS Y5, Y4, Y4
+	ADDQ $16, R11
+	DECQ BX
+	JNZ area4entry
+area4store:
+	VMOVSD X0, (DI)
+	VEXTRACTPS $2, X0, 8(DI)
+	VEXTRACTF128 $1, Y0, X3
+	VMOVSD X3, (R10)
+	VEXTRACTPS $2, X3, 8(R10)
+	VMOVSD X4, (R15)
+	VEXTRACTPS $2, X4, 8(R15)
+	VEXTRACTF128 $1, Y4, X3
+	VMOVSD X3, (AX)
+	VEXTRACTPS $2, X3, 8(AX)
+	ADDQ $12, DI
+	ADDQ $12, R10
+	ADDQ $12, R15
+	ADDQ $12, AX
+	ADDQ $16, R9
+	DECQ CX
+	JNZ area4cell
+	VZEROUPPER
+	RET

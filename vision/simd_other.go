@@ -28,3 +28,15 @@ func mark32(out, m *uint8, thr uint8, groups int) {
 func sampleRow(uc, us *float64, cx, cy, vs, vc float64, pix *uint8, w3 int, out *float64) {
 	panic("vision: sampleRow without AVX2")
 }
+
+func u8ToF32(src *uint8, n int, dst *float32) {
+	panic("vision: u8ToF32 without AVX2")
+}
+
+func areaRow2(sf, tf *float32, tab *areaEntry, cells *areaCell, ncells int, hs, ht *float32) {
+	panic("vision: areaRow2 without AVX2")
+}
+
+func areaRow4(f *[4]*float32, tab *areaEntry, cells *areaCell, ncells int, h *[4]*float32) {
+	panic("vision: areaRow4 without AVX2")
+}
