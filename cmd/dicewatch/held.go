@@ -32,6 +32,10 @@ type heldRecord struct {
 	// written, when set, is told the record once it is journalled. It and
 	// build run with the queue's lock held: they must not use the queue.
 	written func(journal.Record)
+	// ref, set on a decision, is its record once journalled; snap, set on
+	// a snapshot, is what it is made from (both for the hold file).
+	ref  *recRef
+	snap *snapData
 }
 
 // holdQueue puts records in the journal in the order they are made. A
@@ -53,6 +57,10 @@ type holdQueue struct {
 	opened  func(err error)
 	closed  func()
 	dropped func(kind, what string, err error)
+	// file, when set, keeps the held records on another disk across a
+	// restart; fileFailed is told when it cannot (they stay in memory).
+	file       *holdFile
+	fileFailed func(err error)
 
 	mu    sync.Mutex
 	held  []heldRecord
@@ -120,6 +128,14 @@ func (q *holdQueue) heldCount() int {
 	return len(q.held)
 }
 
+// heldAtStop is the number of records held, and whether the hold file
+// keeps every one of them.
+func (q *holdQueue) heldAtStop() (int, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.held), q.file != nil && q.file.err == nil
+}
+
 // writeLocked appends one record; ok false with no error: it was dropped
 // (its decision was lost) and noted in the fault.
 func (q *holdQueue) writeLocked(h heldRecord) (journal.Record, bool, error) {
@@ -135,6 +151,9 @@ func (q *holdQueue) writeLocked(h heldRecord) (journal.Record, bool, error) {
 	rec, err := q.j.AppendNoWait(h.kind, h.ts, body)
 	if err != nil {
 		return journal.Record{}, false, err
+	}
+	if h.ref != nil {
+		h.ref.rec, h.ref.ok = rec, true
 	}
 	if h.written != nil {
 		h.written(rec)
@@ -166,6 +185,11 @@ func (q *holdQueue) holdLocked(h heldRecord, err error) error {
 	}
 	q.held = append(q.held, h)
 	q.bytes += h.size
+	if q.file != nil {
+		if err := q.file.add(&q.held[len(q.held)-1], q.fault.since); err != nil && q.fileFailed != nil {
+			q.fileFailed(err)
+		}
+	}
 	return nil
 }
 
@@ -200,6 +224,9 @@ func (q *holdQueue) flushLocked() (last uint64, err error) {
 		detail := fmt.Sprintf("%d records held since %s, journalled next in order", len(q.held), f.since.Format(time.RFC3339Nano))
 		if f.lost > 0 {
 			detail += fmt.Sprintf("; %d lost, never published: %s", f.lost, strings.Join(f.lostList, ", "))
+		}
+		if q.file != nil && q.file.err != nil {
+			detail += "; not kept in the hold file: " + q.file.err.Error()
 		}
 		detail = clip400(detail + "; " + f.err)
 		rec, err := q.j.AppendNoWait("event", q.now(), map[string]any{"event": "fault", "what": "journal", "state": "raised", "detail": detail})
@@ -241,6 +268,11 @@ func (q *holdQueue) flushLocked() (last uint64, err error) {
 		return last, fmt.Errorf("journal fault event: %w", err)
 	}
 	q.fault = nil
+	if q.file != nil {
+		if err := q.file.clear(); err != nil && q.fileFailed != nil {
+			q.fileFailed(err)
+		}
+	}
 	if q.closed != nil {
 		q.closed()
 	}

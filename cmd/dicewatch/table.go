@@ -106,6 +106,7 @@ type recRef struct {
 	rec  journal.Record
 	ok   bool
 	what string
+	line int // its line in the hold file (0: not in it)
 }
 
 // notWritten reports whether err is the journal refusing one record (a
@@ -186,6 +187,7 @@ func (t *table) retryHeld(force bool) error {
 // the decision's id, so it is made when it is written.
 func snapshotRecord(ts time.Time, ref *recRef, jpeg []byte, w, h int) heldRecord {
 	return heldRecord{kind: "snapshot", ts: ts, size: len(jpeg) + 512, what: "snapshot of " + ref.what,
+		snap: &snapData{of: ref, jpeg: jpeg, w: w, h: h},
 		build: func() (any, bool) {
 			if !ref.ok {
 				return nil, false
@@ -220,8 +222,13 @@ type stateBody struct {
 
 // restoreState takes the craps state from the newest journalled state, so
 // a restart does not forget the point.
+// A state held in the hold file (a restart while the disk was full) is
+// newer than any journalled one.
 func (t *table) restoreState(j *journal.Journal) error {
 	rec, ok, err := j.LastOfKind("state", j.LastSeq())
+	if raw, held := t.queue().lastHeld("state"); held {
+		rec, ok, err = journal.Record{Kind: "state", Body: raw}, true, nil
+	}
 	if err != nil || !ok {
 		return err
 	}
@@ -446,8 +453,7 @@ func (t *table) decide(th rules.Throw) error {
 	}
 	ref := &recRef{what: fmt.Sprintf("%s %s at_rest_ms %d", kind, describeDecision(d), th.AtRestMS)}
 	q := t.queue()
-	rec, written, flushed, err := q.put(heldRecord{kind: kind, ts: t.now(), body: body, what: ref.what,
-		written: func(r journal.Record) { ref.rec, ref.ok = r, true }})
+	rec, written, flushed, err := q.put(heldRecord{kind: kind, ts: t.now(), body: body, what: ref.what, ref: ref})
 	if err != nil {
 		return fmt.Errorf("journal %s: %w", kind, err)
 	}
