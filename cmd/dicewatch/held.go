@@ -32,6 +32,9 @@ type heldRecord struct {
 	// written, when set, is told the record once it is journalled. It and
 	// build run with the queue's lock held: they must not use the queue.
 	written func(journal.Record)
+	// late, when set, is told the record when it is journalled after
+	// being held, once it is durable (see takeLate).
+	late func(journal.Record)
 	// ref, set on a decision, is its record once journalled; snap, set on
 	// a snapshot, is what it is made from (both for the hold file).
 	ref  *recRef
@@ -64,6 +67,9 @@ type holdQueue struct {
 
 	mu    sync.Mutex
 	held  []heldRecord
+	// lateDue are the late calls of held records just journalled, for
+	// the caller to make once they are durable.
+	lateDue []func()
 	bytes int
 	fault *heldFault
 }
@@ -119,6 +125,23 @@ func (q *holdQueue) retry(force bool) (last uint64, err error) {
 		return 0, nil
 	}
 	return q.flushLocked()
+}
+
+// takeLate returns the late calls due (held records journalled since the
+// last take), to be made once what was written is durable.
+func (q *holdQueue) takeLate() []func() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	due := q.lateDue
+	q.lateDue = nil
+	return due
+}
+
+// faulted reports whether the journal fault is open (records held or lost).
+func (q *holdQueue) faulted() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.fault != nil
 }
 
 // heldCount is the number of records held.
@@ -196,8 +219,10 @@ func (q *holdQueue) holdLocked(h heldRecord, err error) error {
 func (q *holdQueue) loseLocked(h heldRecord, err error) {
 	f := q.fault
 	if f == nil {
-		// A snapshot whose decision was dropped, after the fault cleared.
-		f = &heldFault{since: q.now(), err: err.Error(), raised: true, lastTry: time.Now()}
+		// A snapshot whose decision was dropped, after the fault cleared:
+		// a fault of its own, raised (naming it) and cleared at the next
+		// flush; never a second cleared for the fault before.
+		f = &heldFault{since: q.now(), err: err.Error(), lastTry: time.Now()}
 		q.fault = f
 		if q.opened != nil {
 			q.opened(err)
@@ -253,6 +278,9 @@ func (q *holdQueue) flushLocked() (last uint64, err error) {
 		q.bytes -= h.size
 		if ok {
 			last = rec.Seq
+			if h.late != nil {
+				q.lateDue = append(q.lateDue, func() { h.late(rec) })
+			}
 		}
 	}
 	q.held = nil
