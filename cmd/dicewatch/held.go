@@ -65,13 +65,13 @@ type holdQueue struct {
 	file       *holdFile
 	fileFailed func(err error)
 
-	mu    sync.Mutex
-	held  []heldRecord
+	mu   sync.Mutex
+	held []heldRecord
 	// lateDue are the late calls of held records just journalled, for
 	// the caller to make once they are durable.
 	lateDue []func()
-	bytes int
-	fault *heldFault
+	bytes   int
+	fault   *heldFault
 }
 
 // heldFault is the journal fault while records are held or lost.
