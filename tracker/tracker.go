@@ -57,6 +57,12 @@ type Config struct {
 	// Sensors is the sensor configuration: its inputs say which sensors are
 	// fitted (a back-wall sensor makes a throw without a hit no_back_wall).
 	Sensors sensors.Config
+	// CutMS: a throw open across a camera outage at least this long is
+	// closed (with no dice seen at rest) when the first frames after it
+	// show dice moving: a throw's dice are still by then, so what moves is
+	// the next throw. Dice found still after the outage are the cut
+	// throw's. Default 2000.
+	CutMS int64
 }
 
 type phase int
@@ -84,6 +90,12 @@ type Tracker struct {
 	events      []sensors.Event  // recent sensor events (bounded)
 	calls       []rules.StaffCallRecord
 	lastObs     int64
+	// cutAt, while the open throw waits to be told from the next (see
+	// CutMS), is the time of its last frame before the outage.
+	cutAt int64
+	// windowTo, when set, ends the closing throw's sensor window (a cut
+	// throw: later events may be the next throw's).
+	windowTo int64
 }
 
 // New returns an idle tracker.
@@ -96,6 +108,9 @@ func New(cfg Config) *Tracker {
 	}
 	if cfg.LeadMS == 0 {
 		cfg.LeadMS = 1000
+	}
+	if cfg.CutMS == 0 {
+		cfg.CutMS = 2000
 	}
 	return &Tracker{cfg: cfg, faults: map[string]bool{}, unseen: map[string]bool{}}
 }
@@ -171,6 +186,7 @@ func (t *Tracker) StaffCall(c rules.StaffCallRecord) bool {
 
 // Frame takes one frame's observation and returns the throws it closed.
 func (t *Tracker) Frame(o Observation) []rules.Throw {
+	prevObs := t.lastObs
 	t.lastObs = o.AtMS
 	if len(t.unseen) > 0 && !o.Resumed && (o.Clear || !t.Busy() && !o.Motion && o.Present == 0 && len(o.Appeared) == 0 && len(o.Exits) == 0) {
 		clear(t.unseen)
@@ -183,8 +199,27 @@ func (t *Tracker) Frame(o Observation) []rules.Throw {
 			t.absorb(o)
 		}
 	case throwing:
+		if o.Resumed && prevObs > 0 && o.AtMS-prevObs >= t.cfg.CutMS {
+			// Back from an outage long enough for this throw's dice to
+			// have come to rest in the dark (or been collected): the next
+			// frames tell whether what is in view is still (its dice) or
+			// moving (the next throw).
+			t.cutAt = prevObs
+		} else if t.cutAt > 0 && !o.Resumed && !o.AtRest && o.Motion && (o.Present > 0 || len(o.Appeared) > 0) {
+			// The next throw: the cut one is decided now, with no dice
+			// seen at rest (it is faulted by the outage), and the next
+			// one opens here, faulted until the table is seen clear.
+			t.cur.AtRestMS = t.cutAt
+			t.windowTo = max(t.cur.StartMS, o.AtMS-t.cfg.LeadMS)
+			t.cutAt = 0
+			out = append(out, t.finish())
+			t.open(o.AtMS)
+			t.absorb(o)
+			break
+		}
 		t.absorb(o)
 		if o.AtRest {
+			t.cutAt = 0
 			t.rest(o)
 		}
 	case closing:
@@ -310,6 +345,10 @@ func (t *Tracker) rest(o Observation) {
 func (t *Tracker) finish() rules.Throw {
 	th := t.cur
 	from, to := th.StartMS-t.cfg.LeadMS, th.AtRestMS+t.cfg.GraceMS
+	if t.windowTo > 0 {
+		to = min(to, t.windowTo)
+		t.windowTo = 0
+	}
 	var win []sensors.Event
 	for _, e := range t.events {
 		if e.AtMS >= from && e.AtMS <= to {
@@ -343,5 +382,6 @@ func (t *Tracker) finish() rules.Throw {
 	t.events = keep
 	t.phase = collecting
 	t.cur = rules.Throw{}
+	t.cutAt = 0
 	return th
 }
