@@ -13,7 +13,6 @@ import (
 
 	"gocv.io/x/gocv"
 
-	"github.com/dicewatch/dicewatch/config"
 	"github.com/dicewatch/dicewatch/rules"
 	"github.com/dicewatch/dicewatch/vision/scene"
 	"github.com/dicewatch/dicewatch/vision/source"
@@ -69,23 +68,9 @@ func TestDaemonThrowRightAfterRecovery(t *testing.T) {
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfgText := fmt.Sprintf(`table: rc
-camera:
-  source: http://127.0.0.1:9/scripted.mjpg
-calibration: %s
-journal:
-  dir: %s
-mqtt:
-  broker: tcp://127.0.0.1:9
-http:
-  listen: "off"
-evidence:
-  enabled: false
-`, filepath.Join(dir, scene.FileCalibration), filepath.Join(dir, fmt.Sprintf("journal%d", i)))
-			cfg, err := config.Parse("recovery.yaml", []byte(cfgText))
-			if err != nil {
-				t.Fatal(err)
-			}
+			cfg := daemonConfig{Table: "rc", Source: scriptedCamera, Calibration: filepath.Join(dir, scene.FileCalibration),
+				Journal: filepath.Join(dir, fmt.Sprintf("journal%d", i)), Broker: "tcp://127.0.0.1:9", Extra: noClips,
+			}.Parse(t, "recovery.yaml")
 			cam := &sourcetest.Runs{
 				Runs: [][]int{
 					sourcetest.FrameRange(0, c.last),
