@@ -101,7 +101,9 @@ func (f *holdFile) add(h *heldRecord, since time.Time) error {
 		case ref.line > 0:
 			line.Of = ref.line
 		default:
-			return fmt.Errorf("snapshot of %s: its decision is not held in the file", ref.what)
+			// Its decision was lost past the bounds: so is it, when it
+			// is written.
+			return nil
 		}
 	default:
 		raw, ok := h.body.(json.RawMessage)
