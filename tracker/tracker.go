@@ -57,11 +57,11 @@ type Config struct {
 	// Sensors is the sensor configuration: its inputs say which sensors are
 	// fitted (a back-wall sensor makes a throw without a hit no_back_wall).
 	Sensors sensors.Config
-	// CutMS: a throw open across a camera outage at least this long is
-	// closed (with no dice seen at rest) when the first frames after it
-	// show dice moving: a throw's dice are still by then, so what moves is
-	// the next throw. Dice found still after the outage are the cut
-	// throw's. Default 2000.
+	// CutMS: a throw open across a camera outage at least this long, whose
+	// dice are seen moving after it and then come to rest in view, is
+	// decided on its own (no dice seen at rest) and the moving dice are the
+	// next throw's: a throw's dice are still by then. Dice found still, or
+	// moved off the table (collected), stay the cut throw's. Default 2000.
 	CutMS int64
 }
 
@@ -91,8 +91,12 @@ type Tracker struct {
 	calls       []rules.StaffCallRecord
 	lastObs     int64
 	// cutAt, while the open throw waits to be told from the next (see
-	// CutMS), is the time of its last frame before the outage.
-	cutAt int64
+	// CutMS), is the time of its last frame before the outage; cutMoved
+	// when dice were first seen moving after it (0: not yet), cutLeft the
+	// exits seen since.
+	cutAt    int64
+	cutMoved int64
+	cutLeft  []rules.Exit
 	// windowTo, when set, ends the closing throw's sensor window (a cut
 	// throw: later events may be the next throw's).
 	windowTo int64
@@ -199,22 +203,37 @@ func (t *Tracker) Frame(o Observation) []rules.Throw {
 			t.absorb(o)
 		}
 	case throwing:
-		if o.Resumed && prevObs > 0 && o.AtMS-prevObs >= t.cfg.CutMS {
+		if o.Resumed && prevObs > 0 && o.AtMS-prevObs >= t.cfg.CutMS && !o.AtRest {
 			// Back from an outage long enough for this throw's dice to
-			// have come to rest in the dark (or been collected): the next
-			// frames tell whether what is in view is still (its dice) or
-			// moving (the next throw).
-			t.cutAt = prevObs
-		} else if t.cutAt > 0 && !o.Resumed && !o.AtRest && o.Motion && (o.Present > 0 || len(o.Appeared) > 0) {
-			// The next throw: the cut one is decided now, with no dice
-			// seen at rest (it is faulted by the outage), and the next
-			// one opens here, faulted until the table is seen clear.
-			t.cur.AtRestMS = t.cutAt
-			t.windowTo = max(t.cur.StartMS, o.AtMS-t.cfg.LeadMS)
-			t.cutAt = 0
-			out = append(out, t.finish())
-			t.open(o.AtMS)
-			t.absorb(o)
+			// have come to rest in the dark: whose dice are in view is
+			// known when they are at rest.
+			t.cutAt, t.cutMoved, t.cutLeft = prevObs, 0, nil
+			break
+		}
+		if t.cutAt > 0 {
+			if o.Motion && o.Present > 0 && t.cutMoved == 0 {
+				t.cutMoved = o.AtMS
+			}
+			t.cutLeft = append(t.cutLeft, o.Exits...)
+			if !o.AtRest {
+				break
+			}
+			if t.cutMoved > 0 && len(o.Dice) > 0 {
+				// Dice that moved after the outage and came to rest in
+				// view: the next throw, opened when they were first seen
+				// moving. The cut throw is decided first, with no dice
+				// seen at rest.
+				t.cur.AtRestMS = t.cutAt
+				t.windowTo = max(t.cur.StartMS, t.cutMoved-t.cfg.LeadMS)
+				moved, left := t.cutMoved, t.cutLeft
+				out = append(out, t.finish())
+				t.open(moved)
+				t.cur.Left = left
+			} else {
+				t.cur.Left = append(t.cur.Left, t.cutLeft...)
+			}
+			t.cutAt, t.cutLeft = 0, nil
+			t.rest(o)
 			break
 		}
 		t.absorb(o)
@@ -382,6 +401,6 @@ func (t *Tracker) finish() rules.Throw {
 	t.events = keep
 	t.phase = collecting
 	t.cur = rules.Throw{}
-	t.cutAt = 0
+	t.cutAt, t.cutLeft = 0, nil
 	return th
 }

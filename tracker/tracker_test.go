@@ -210,6 +210,19 @@ func TestTrackerDecisions(t *testing.T) {
 			want: []rules.Decision{{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.CameraFault}}},
 		},
 		{
+			// A stick moving the cut throw's dice off after a long outage:
+			// nothing comes to rest in view.
+			name: "dice collected after a long outage are the cut throw's",
+			steps: []step{
+				frame(0, false, 0), frame(33, true, 2), edge(300, sensors.RoleBackWall, "wall"), frame(400, true, 2),
+				{fault: "camera", on: true}, {fault: "camera", on: false},
+				{obs: &Observation{AtMS: 4000, Resumed: true, Present: 2, Appeared: []int64{4000, 4000}}},
+				frame(4033, true, 2), frame(4300, true, 1),
+				{obs: &Observation{AtMS: 4600, AtRest: true}}, frame(4900, false, 0),
+			},
+			want: []rules.Decision{{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.CameraFault, rules.DiceMissing}}},
+		},
+		{
 			name: "dice moving after a short outage are the same throw's",
 			steps: []step{
 				frame(0, false, 0), frame(33, true, 2), edge(300, sensors.RoleBackWall, "wall"), frame(400, true, 2),
