@@ -102,6 +102,11 @@ type Journal struct {
 	// of the journal or of the clips has less free space than this
 	// (default 256).
 	MinFreeMB int `yaml:"min_free_mb"`
+	// HoldDir, when set, keeps the records the journal refuses (a full
+	// disk) in a file there as well as in memory, so a restart while they
+	// are held does not lose them; it should be on another file system
+	// than Dir. Empty: held in memory only.
+	HoldDir string `yaml:"hold_dir"`
 }
 
 // Evidence is the ring of short clips, one per throw, kept for disputes.
@@ -230,6 +235,7 @@ func (c *Config) resolve(dir string) {
 	}
 	c.Calibration = abs(c.Calibration)
 	c.Journal.Dir = abs(c.Journal.Dir)
+	c.Journal.HoldDir = abs(c.Journal.HoldDir)
 	c.Evidence.Dir = abs(c.Evidence.Dir)
 	c.MQTT.StateDir = abs(c.MQTT.StateDir)
 	c.MQTT.PasswordFile = abs(c.MQTT.PasswordFile)
@@ -363,6 +369,9 @@ func (c *Config) validate() []problem {
 	}
 	if c.Journal.Dir == "" {
 		add("journal.dir", "is required")
+	}
+	if c.Journal.HoldDir != "" && filepath.Clean(c.Journal.HoldDir) == filepath.Clean(c.Journal.Dir) {
+		add("journal.hold_dir", "is the journal's own folder: it is for when that disk is full")
 	}
 	if c.Journal.MaxMB < 0 || c.Journal.MaxMB > 1<<20 {
 		add("journal.max_mb", "%d is out of range 0..1048576", c.Journal.MaxMB)

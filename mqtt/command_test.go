@@ -138,17 +138,7 @@ func commandCases() []cmdCase {
 // TestCommandVerification runs every case through HandleCommand and
 // checks the journalled result event, which is what is published.
 func TestCommandVerification(t *testing.T) {
-	j, err := journal.Open(t.TempDir(), journal.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	state := t.TempDir()
-	p, err := NewPublisher(cmdConfig("tcp://127.0.0.1:1", state), j, Birth{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.SetClock(func() time.Time { return testNow })
+	p, j := offlinePublisher(t)
 	var got []Command
 	p.OnCommand(func(_ context.Context, c Command) error {
 		got = append(got, c)
@@ -193,17 +183,25 @@ func TestCommandVerification(t *testing.T) {
 	}
 }
 
-func TestHandlerRefusal(t *testing.T) {
+// offlinePublisher is a publisher for a broker that is never reached, with
+// its journal and state in temporary folders and its clock at testNow.
+func offlinePublisher(t *testing.T) (*Publisher, *journal.Journal) {
+	t.Helper()
 	j, err := journal.Open(t.TempDir(), journal.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer j.Close()
+	t.Cleanup(func() { j.Close() })
 	p, err := NewPublisher(cmdConfig("tcp://127.0.0.1:1", t.TempDir()), j, Birth{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p.SetClock(func() time.Time { return testNow })
+	return p, j
+}
+
+func TestHandlerRefusal(t *testing.T) {
+	p, _ := offlinePublisher(t)
 	p.OnCommand(func(context.Context, Command) error { return errors.New("no throw in progress") })
 	res := p.HandleCommand("noroll", sign(t, boxKey, "box-1", noroll("late call")))
 	if res.Result != "rejected" || res.Reason != ReasonRefused || res.Detail != "no throw in progress" || res.Operator != "E1234" {
@@ -375,16 +373,7 @@ func slogTo(w io.Writer) *slog.Logger {
 // TestJournalResultsWith: with a result journal set, a command's result
 // goes to it (with the command's time), not straight to the journal.
 func TestJournalResultsWith(t *testing.T) {
-	j, err := journal.Open(t.TempDir(), journal.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	p, err := NewPublisher(cmdConfig("tcp://127.0.0.1:1", t.TempDir()), j, Birth{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.SetClock(func() time.Time { return testNow })
+	p, j := offlinePublisher(t)
 	var got []any
 	var at []time.Time
 	p.JournalResultsWith(func(ts time.Time, body any) error {

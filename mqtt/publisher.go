@@ -41,8 +41,10 @@ type Publisher struct {
 	onAck   AckObserver
 	acked   uint64 // highest seq acknowledged by the broker, contiguously
 	saved   uint64 // acked as last persisted
-	conn    bool
-	runCtx  context.Context
+	// saveFailing: the last cursor save failed (logged once a spell).
+	saveFailing bool
+	conn        bool
+	runCtx      context.Context
 
 	// journalResult, when set, journals a command's result instead of
 	// Append (the daemon's queue, which keeps records in order when the
@@ -447,13 +449,51 @@ func (p *Publisher) saveCursor() {
 		return
 	}
 	data := fmt.Sprintf("%d %s\n", acked, p.j.Epoch())
-	if err := writeFileAtomic(filepath.Join(p.cfg.StateDir, cursorFile), []byte(data)); err != nil {
-		p.log.Error("save acknowledged cursor", "err", err)
-		return
+	path := filepath.Join(p.cfg.StateDir, cursorFile)
+	err := writeFileAtomic(path, []byte(data))
+	if err != nil {
+		// A full disk has no room for a new file, but the cursor's own
+		// block takes the few bytes again. A write torn by a crash leaves
+		// a cursor loadCursor reads as 0: everything is sent again, which
+		// consumers de-duplicate by id.
+		_ = os.Remove(path + ".tmp")
+		if ierr := overwriteFile(path, []byte(data)); ierr != nil {
+			err = errors.Join(err, ierr)
+		} else {
+			err = nil
+		}
 	}
 	p.mu.Lock()
-	p.saved = acked
+	failing := p.saveFailing
+	if err == nil {
+		p.saved = acked
+	}
+	p.saveFailing = err != nil
 	p.mu.Unlock()
+	switch {
+	case err != nil && !failing:
+		// Once per spell: it is tried again at every acknowledgement.
+		p.log.Error("save acknowledged cursor: a restart sends the records since the last saved one again", "err", err)
+	case err == nil && failing:
+		p.log.Info("acknowledged cursor saved again", "acked", acked)
+	}
+}
+
+// overwriteFile writes b over the start of the existing file path, cuts it
+// to len(b) and syncs it: no new file, so no new block on a full disk.
+func overwriteFile(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteAt(b, 0)
+	if err == nil {
+		err = f.Truncate(int64(len(b)))
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	return errors.Join(err, f.Close())
 }
 
 // loadCursor reads "<seq> <journal epoch>"; a cursor for another journal

@@ -57,6 +57,12 @@ type Config struct {
 	// Sensors is the sensor configuration: its inputs say which sensors are
 	// fitted (a back-wall sensor makes a throw without a hit no_back_wall).
 	Sensors sensors.Config
+	// CutMS: a throw open across a camera outage at least this long, whose
+	// dice are seen moving after it and then come to rest in view, is
+	// decided on its own (no dice seen at rest) and the moving dice are the
+	// next throw's: a throw's dice are still by then. Dice found still, or
+	// moved off the table (collected), stay the cut throw's. Default 2000.
+	CutMS int64
 }
 
 type phase int
@@ -84,6 +90,16 @@ type Tracker struct {
 	events      []sensors.Event  // recent sensor events (bounded)
 	calls       []rules.StaffCallRecord
 	lastObs     int64
+	// cutAt, while the open throw waits to be told from the next (see
+	// CutMS), is the time of its last frame before the outage; cutMoved
+	// when dice were first seen moving after it (0: not yet), cutLeft the
+	// exits seen since.
+	cutAt    int64
+	cutMoved int64
+	cutLeft  []rules.Exit
+	// windowTo, when set, ends the closing throw's sensor window (a cut
+	// throw: later events may be the next throw's).
+	windowTo int64
 }
 
 // New returns an idle tracker.
@@ -96,6 +112,9 @@ func New(cfg Config) *Tracker {
 	}
 	if cfg.LeadMS == 0 {
 		cfg.LeadMS = 1000
+	}
+	if cfg.CutMS == 0 {
+		cfg.CutMS = 2000
 	}
 	return &Tracker{cfg: cfg, faults: map[string]bool{}, unseen: map[string]bool{}}
 }
@@ -171,6 +190,7 @@ func (t *Tracker) StaffCall(c rules.StaffCallRecord) bool {
 
 // Frame takes one frame's observation and returns the throws it closed.
 func (t *Tracker) Frame(o Observation) []rules.Throw {
+	prevObs := t.lastObs
 	t.lastObs = o.AtMS
 	if len(t.unseen) > 0 && !o.Resumed && (o.Clear || !t.Busy() && !o.Motion && o.Present == 0 && len(o.Appeared) == 0 && len(o.Exits) == 0) {
 		clear(t.unseen)
@@ -183,8 +203,42 @@ func (t *Tracker) Frame(o Observation) []rules.Throw {
 			t.absorb(o)
 		}
 	case throwing:
+		if o.Resumed && prevObs > 0 && o.AtMS-prevObs >= t.cfg.CutMS && !o.AtRest {
+			// Back from an outage long enough for this throw's dice to
+			// have come to rest in the dark: whose dice are in view is
+			// known when they are at rest.
+			t.cutAt, t.cutMoved, t.cutLeft = prevObs, 0, nil
+			break
+		}
+		if t.cutAt > 0 {
+			if o.Motion && o.Present > 0 && t.cutMoved == 0 {
+				t.cutMoved = o.AtMS
+			}
+			t.cutLeft = append(t.cutLeft, o.Exits...)
+			if !o.AtRest {
+				break
+			}
+			if t.cutMoved > 0 && len(o.Dice) > 0 {
+				// Dice that moved after the outage and came to rest in
+				// view: the next throw, opened when they were first seen
+				// moving. The cut throw is decided first, with no dice
+				// seen at rest.
+				t.cur.AtRestMS = t.cutAt
+				t.windowTo = max(t.cur.StartMS, t.cutMoved-t.cfg.LeadMS)
+				moved, left := t.cutMoved, t.cutLeft
+				out = append(out, t.finish())
+				t.open(moved)
+				t.cur.Left = left
+			} else {
+				t.cur.Left = append(t.cur.Left, t.cutLeft...)
+			}
+			t.cutAt, t.cutLeft = 0, nil
+			t.rest(o)
+			break
+		}
 		t.absorb(o)
 		if o.AtRest {
+			t.cutAt = 0
 			t.rest(o)
 		}
 	case closing:
@@ -310,6 +364,10 @@ func (t *Tracker) rest(o Observation) {
 func (t *Tracker) finish() rules.Throw {
 	th := t.cur
 	from, to := th.StartMS-t.cfg.LeadMS, th.AtRestMS+t.cfg.GraceMS
+	if t.windowTo > 0 {
+		to = min(to, t.windowTo)
+		t.windowTo = 0
+	}
 	var win []sensors.Event
 	for _, e := range t.events {
 		if e.AtMS >= from && e.AtMS <= to {
@@ -343,5 +401,6 @@ func (t *Tracker) finish() rules.Throw {
 	t.events = keep
 	t.phase = collecting
 	t.cur = rules.Throw{}
+	t.cutAt, t.cutLeft = 0, nil
 	return th
 }

@@ -183,6 +183,56 @@ func TestTrackerDecisions(t *testing.T) {
 			want: []rules.Decision{{Verdict: rules.Valid, Values: []int{3, 4}, Total: 7}},
 		},
 		{
+			// The camera goes away in the air and comes back 3.6 s later
+			// with the next throw coming in: it is decided on its own, not
+			// taken into the cut throw's no_roll (it used to be).
+			name: "a throw cut by a long outage is decided alone when the next moves in after it",
+			steps: []step{
+				frame(0, false, 0), frame(33, true, 2), frame(400, true, 2), {fault: "camera", on: true}, {fault: "camera", on: false},
+				{obs: &Observation{AtMS: 4000, Resumed: true, Present: 1, Appeared: []int64{4000}}},
+				frame(4033, true, 2), edge(4300, sensors.RoleBackWall, "wall"),
+				rest(5200, die(5, rules.ZoneLayout), die(6, rules.ZoneLayout)), frame(5500, false, 2),
+			},
+			want: []rules.Decision{
+				{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.CameraFault, rules.DiceMissing}, Advisories: []rules.Advisory{rules.NoBackWall}},
+				{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.CameraFault}},
+			},
+		},
+		{
+			name: "dice still after a long outage are the cut throw's",
+			steps: []step{
+				frame(0, false, 0), frame(33, true, 2), edge(300, sensors.RoleBackWall, "wall"), frame(400, true, 2),
+				{fault: "camera", on: true}, {fault: "camera", on: false},
+				{obs: &Observation{AtMS: 4000, Resumed: true, Present: 2, Appeared: []int64{4000, 4000}}},
+				frame(4033, false, 2), rest(4400, die(3, rules.ZoneLayout), die(4, rules.ZoneLayout)), frame(4700, false, 2),
+				frame(5000, true, 2), frame(5500, true, 1),
+			},
+			want: []rules.Decision{{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.CameraFault}}},
+		},
+		{
+			// A stick moving the cut throw's dice off after a long outage:
+			// nothing comes to rest in view.
+			name: "dice collected after a long outage are the cut throw's",
+			steps: []step{
+				frame(0, false, 0), frame(33, true, 2), edge(300, sensors.RoleBackWall, "wall"), frame(400, true, 2),
+				{fault: "camera", on: true}, {fault: "camera", on: false},
+				{obs: &Observation{AtMS: 4000, Resumed: true, Present: 2, Appeared: []int64{4000, 4000}}},
+				frame(4033, true, 2), frame(4300, true, 1),
+				{obs: &Observation{AtMS: 4600, AtRest: true}}, frame(4900, false, 0),
+			},
+			want: []rules.Decision{{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.CameraFault, rules.DiceMissing}}},
+		},
+		{
+			name: "dice moving after a short outage are the same throw's",
+			steps: []step{
+				frame(0, false, 0), frame(33, true, 2), edge(300, sensors.RoleBackWall, "wall"), frame(400, true, 2),
+				{fault: "camera", on: true}, {fault: "camera", on: false},
+				{obs: &Observation{AtMS: 1500, Resumed: true, Present: 2, Appeared: []int64{1500, 1500}}},
+				frame(1533, true, 2), rest(2400, die(3, rules.ZoneLayout), die(4, rules.ZoneLayout)), frame(2700, false, 2),
+			},
+			want: []rules.Decision{{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.CameraFault}}},
+		},
+		{
 			name: "after a faulted throw, the next one waits for the table to clear",
 			steps: []step{
 				frame(33, true, 2), {fault: "camera", on: true}, {fault: "camera", on: false},

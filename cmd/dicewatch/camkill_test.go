@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -98,37 +97,16 @@ func TestCameraKilledMidRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	cfgPath := filepath.Join(dir, "dicewatch.yaml")
 	const stallMS = 500
 	logLevel := "info"
 	if os.Getenv("CAMKILL_LOG") != "" {
 		logLevel = "debug"
 	}
-	cfg := fmt.Sprintf(`table: ck
-camera:
-  source: %s
-  stall_ms: %d
-calibration: %s
-journal:
-  dir: %s
-mqtt:
-  broker: %s
-http:
-  listen: off
-log:
-  level: %s
-`, st.URL(), stallMS, filepath.Join(dir, scene.FileCalibration), filepath.Join(dir, "journal"), broker.URL(), logLevel)
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run := dicewatchProcess(t, "run", "--config", cfgPath)
-	var stderr lockedBuffer
-	run.Stderr = &stderr
-	if err := run.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- run.Wait() }()
+	cfgPath := daemonConfig{Table: "ck", Source: st.URL(), StallMS: stallMS,
+		Calibration: filepath.Join(dir, scene.FileCalibration), Journal: filepath.Join(dir, "journal"), Broker: broker.URL(),
+		Extra: "log:\n  level: " + logLevel + "\n",
+	}.Write(t, filepath.Join(dir, "dicewatch.yaml"))
+	run, stderr, exited := startDaemon(t, "run", "--config", cfgPath)
 	stopped := false
 	defer func() {
 		if !stopped {

@@ -195,6 +195,23 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		tbl.clips = clips
 	}
 	tbl.setCalibrationHash(cal.Hash())
+	if cfg.Journal.HoldDir != "" {
+		// Records held while the journal's disk is full are kept in a
+		// file there too; those a restart left held are held again now,
+		// to be journalled first.
+		q := tbl.queue()
+		q.file = newHoldFile(cfg.Journal.HoldDir, func() (string, uint64) { return j.Epoch(), j.LastSeq() })
+		q.fileFailed = func(err error) {
+			log.Error("held records not kept in the hold file: a restart before the journal takes them loses them", "err", err)
+		}
+		n, err := q.restore(j)
+		if err != nil {
+			return fmt.Errorf("journal.hold_dir: %w", err)
+		}
+		if n > 0 {
+			log.Warn("records held before the restart are held again, journalled once the journal takes records", "held", n)
+		}
+	}
 	if err := tbl.restoreState(j); err != nil {
 		log.Warn("game state not restored from the journal; starting a new come-out", "err", err)
 	}
@@ -299,7 +316,9 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		return tableLoop(gctx, tbl, visionEvents, visionDone, sensorEvents, replay, rec, staff)
 	})
 	err = g.Wait()
-	if n := tbl.queue().heldCount(); n > 0 {
+	if n, kept := tbl.queue().heldAtStop(); n > 0 && kept {
+		log.Warn("stopping with records held that the journal never took: kept in the hold file, journalled on the next start", "held", n)
+	} else if n > 0 {
 		// The journal never took them again before the daemon stopped.
 		log.Error("stopping with records held that the journal never took: lost, not published", "held", n)
 	}

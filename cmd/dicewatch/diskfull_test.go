@@ -14,7 +14,6 @@ import (
 
 	"gocv.io/x/gocv"
 
-	"github.com/dicewatch/dicewatch/config"
 	"github.com/dicewatch/dicewatch/journal"
 	"github.com/dicewatch/dicewatch/journal/journaltest"
 	"github.com/dicewatch/dicewatch/mqtt/mqtttest"
@@ -69,22 +68,9 @@ func TestDaemonDiskFull(t *testing.T) {
 	runs = append(runs, sourcetest.FrameRange(tr[2].StartFrame-4, sess.Frames()-1))
 	broker := mqtttest.StartBroker(t)
 	sub := mqtttest.Subscribe(t, broker.URL(), mqtttest.SubscriberOptions{ClientID: "diskfull-sub"}, "dicewatch/df/#")
-	cfg, err := config.Parse("diskfull.yaml", []byte(fmt.Sprintf(`table: df
-camera:
-  source: http://127.0.0.1:9/scripted.mjpg
-calibration: %s
-journal:
-  dir: %s
-mqtt:
-  broker: %s
-http:
-  listen: "off"
-evidence:
-  dir: %s
-`, filepath.Join(dir, scene.FileCalibration), filepath.Join(disk, "journal"), broker.URL(), filepath.Join(clipDisk, "clips"))))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := daemonConfig{Table: "df", Source: scriptedCamera, Calibration: filepath.Join(dir, scene.FileCalibration),
+		Journal: filepath.Join(disk, "journal"), Broker: broker.URL(),
+		Extra: fmt.Sprintf("evidence:\n  dir: %s\n", filepath.Join(clipDisk, "clips"))}.Parse(t, "diskfull.yaml")
 	filler := filepath.Join(disk, "filler")
 	var fillErr error
 	cam := &sourcetest.Runs{

@@ -65,15 +65,13 @@ func TestEndToEnd200(t *testing.T) {
 
 	broker := mqtttest.StartBroker(t)
 	sub := mqtttest.Subscribe(t, broker.URL(), mqtttest.SubscriberOptions{ClientID: "e2e200-sub"}, "dicewatch/e2e200/#")
-	cfgPath := filepath.Join(dir, "dicewatch.yaml")
 	// The demo's vision and throw settings, so this run measures what
 	// `make demo` shows; evidence clips are off (TestEndToEndSession checks
 	// them) to keep the long run's disk use to the recording.
-	cfg := fmt.Sprintf(`table: e2e200
-camera:
-  source: file:%s?pace=fast
-calibration: %s
-vision:
+	cfgPath := daemonConfig{Table: "e2e200", Source: "file:" + filepath.Join(session, scene.FileVideo) + "?pace=fast",
+		Calibration: filepath.Join(session, scene.FileCalibration), Journal: filepath.Join(dir, "journal"),
+		Broker: broker.URL(), HTTP: "127.0.0.1:0",
+		Extra: `vision:
   settle_ms: 300
 throw:
   max_duration_ms: 15000
@@ -81,19 +79,8 @@ throw:
 profile:
   game: craps
   cocked: no_roll
-evidence:
-  enabled: false
-journal:
-  dir: %s
-mqtt:
-  broker: %s
-http:
-  listen: 127.0.0.1:0
-%s`, filepath.Join(session, scene.FileVideo), filepath.Join(session, scene.FileCalibration),
-		filepath.Join(dir, "journal"), broker.URL(), e2eSensors)
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+` + noClips + e2eSensors,
+	}.Write(t, filepath.Join(dir, "dicewatch.yaml"))
 	run := dicewatchProcess(t, "run", "--config", cfgPath, "--exit-at-eof",
 		"--sensor-trace", filepath.Join(session, scene.FileSensors))
 	var stderr bytes.Buffer

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -69,22 +68,10 @@ func TestEndToEndSession(t *testing.T) {
 	broker := mqtttest.StartBroker(t)
 	sub := mqtttest.Subscribe(t, broker.URL(), mqtttest.SubscriberOptions{ClientID: "e2e-sub"}, "dicewatch/e2e/#")
 
-	cfgPath := filepath.Join(dir, "dicewatch.yaml")
-	cfg := fmt.Sprintf(`table: e2e
-camera:
-  source: file:%s?pace=fast
-calibration: %s
-journal:
-  dir: %s
-mqtt:
-  broker: %s
-http:
-  listen: 127.0.0.1:0
-%s`, filepath.Join(dir, scene.FileVideo), filepath.Join(dir, scene.FileCalibration),
-		filepath.Join(dir, "journal"), broker.URL(), e2eSensors)
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfgPath := daemonConfig{Table: "e2e", Source: "file:" + filepath.Join(dir, scene.FileVideo) + "?pace=fast",
+		Calibration: filepath.Join(dir, scene.FileCalibration), Journal: filepath.Join(dir, "journal"),
+		Broker: broker.URL(), HTTP: "127.0.0.1:0", Extra: e2eSensors,
+	}.Write(t, filepath.Join(dir, "dicewatch.yaml"))
 	check := dicewatchProcess(t, "run", "--config", cfgPath, "--config.check")
 	if out, err := check.CombinedOutput(); err != nil || !strings.Contains(string(out), "config OK") {
 		t.Fatalf("config check: %v\n%s", err, out)

@@ -32,6 +32,13 @@ type heldRecord struct {
 	// written, when set, is told the record once it is journalled. It and
 	// build run with the queue's lock held: they must not use the queue.
 	written func(journal.Record)
+	// late, when set, is told the record when it is journalled after
+	// being held, once it is durable (see takeLate).
+	late func(journal.Record)
+	// ref, set on a decision, is its record once journalled; snap, set on
+	// a snapshot, is what it is made from (both for the hold file).
+	ref  *recRef
+	snap *snapData
 }
 
 // holdQueue puts records in the journal in the order they are made. A
@@ -53,11 +60,18 @@ type holdQueue struct {
 	opened  func(err error)
 	closed  func()
 	dropped func(kind, what string, err error)
+	// file, when set, keeps the held records on another disk across a
+	// restart; fileFailed is told when it cannot (they stay in memory).
+	file       *holdFile
+	fileFailed func(err error)
 
-	mu    sync.Mutex
-	held  []heldRecord
-	bytes int
-	fault *heldFault
+	mu   sync.Mutex
+	held []heldRecord
+	// lateDue are the late calls of held records just journalled, for
+	// the caller to make once they are durable.
+	lateDue []func()
+	bytes   int
+	fault   *heldFault
 }
 
 // heldFault is the journal fault while records are held or lost.
@@ -113,11 +127,36 @@ func (q *holdQueue) retry(force bool) (last uint64, err error) {
 	return q.flushLocked()
 }
 
+// takeLate returns the late calls due (held records journalled since the
+// last take), to be made once what was written is durable.
+func (q *holdQueue) takeLate() []func() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	due := q.lateDue
+	q.lateDue = nil
+	return due
+}
+
+// faulted reports whether the journal fault is open (records held or lost).
+func (q *holdQueue) faulted() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.fault != nil
+}
+
 // heldCount is the number of records held.
 func (q *holdQueue) heldCount() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return len(q.held)
+}
+
+// heldAtStop is the number of records held, and whether the hold file
+// keeps every one of them.
+func (q *holdQueue) heldAtStop() (int, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.held), q.file != nil && q.file.err == nil
 }
 
 // writeLocked appends one record; ok false with no error: it was dropped
@@ -135,6 +174,9 @@ func (q *holdQueue) writeLocked(h heldRecord) (journal.Record, bool, error) {
 	rec, err := q.j.AppendNoWait(h.kind, h.ts, body)
 	if err != nil {
 		return journal.Record{}, false, err
+	}
+	if h.ref != nil {
+		h.ref.rec, h.ref.ok = rec, true
 	}
 	if h.written != nil {
 		h.written(rec)
@@ -166,14 +208,21 @@ func (q *holdQueue) holdLocked(h heldRecord, err error) error {
 	}
 	q.held = append(q.held, h)
 	q.bytes += h.size
+	if q.file != nil {
+		if err := q.file.add(&q.held[len(q.held)-1], q.fault.since); err != nil && q.fileFailed != nil {
+			q.fileFailed(err)
+		}
+	}
 	return nil
 }
 
 func (q *holdQueue) loseLocked(h heldRecord, err error) {
 	f := q.fault
 	if f == nil {
-		// A snapshot whose decision was dropped, after the fault cleared.
-		f = &heldFault{since: q.now(), err: err.Error(), raised: true, lastTry: time.Now()}
+		// A snapshot whose decision was dropped, after the fault cleared:
+		// a fault of its own, raised (naming it) and cleared at the next
+		// flush; never a second cleared for the fault before.
+		f = &heldFault{since: q.now(), err: err.Error(), lastTry: time.Now()}
 		q.fault = f
 		if q.opened != nil {
 			q.opened(err)
@@ -201,6 +250,9 @@ func (q *holdQueue) flushLocked() (last uint64, err error) {
 		if f.lost > 0 {
 			detail += fmt.Sprintf("; %d lost, never published: %s", f.lost, strings.Join(f.lostList, ", "))
 		}
+		if q.file != nil && q.file.err != nil {
+			detail += "; not kept in the hold file: " + q.file.err.Error()
+		}
 		detail = clip400(detail + "; " + f.err)
 		rec, err := q.j.AppendNoWait("event", q.now(), map[string]any{"event": "fault", "what": "journal", "state": "raised", "detail": detail})
 		if err != nil {
@@ -226,6 +278,9 @@ func (q *holdQueue) flushLocked() (last uint64, err error) {
 		q.bytes -= h.size
 		if ok {
 			last = rec.Seq
+			if h.late != nil {
+				q.lateDue = append(q.lateDue, func() { h.late(rec) })
+			}
 		}
 	}
 	q.held = nil
@@ -241,6 +296,11 @@ func (q *holdQueue) flushLocked() (last uint64, err error) {
 		return last, fmt.Errorf("journal fault event: %w", err)
 	}
 	q.fault = nil
+	if q.file != nil {
+		if err := q.file.clear(); err != nil && q.fileFailed != nil {
+			q.fileFailed(err)
+		}
+	}
 	if q.closed != nil {
 		q.closed()
 	}

@@ -169,3 +169,38 @@ func TestHoldQueueBounds(t *testing.T) {
 		t.Errorf("dropped %v, want roll big, event e2 and the snapshot of roll big", dropped)
 	}
 }
+
+// TestHoldQueueLateLossRaisesOwnFault: a snapshot whose decision was lost
+// past the bounds, coming after the journal fault was cleared, opens a
+// fault of its own: raised (naming it), then cleared. Before, only a
+// second cleared was journalled, for a fault already cleared.
+func TestHoldQueueLateLossRaisesOwnFault(t *testing.T) {
+	j := &fullJournal{full: true}
+	q := newHoldQueue(j, time.Now)
+	q.maxRecords = 1
+	put := func(h heldRecord) {
+		t.Helper()
+		if _, _, _, err := q.put(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(heldRecord{kind: "roll", ts: time.Now(), body: map[string]any{"n": "r1"}, what: "roll r1"})
+	lost := &recRef{what: "roll r2"}
+	put(heldRecord{kind: "roll", ts: time.Now(), body: map[string]any{"n": "r2"}, what: lost.what, ref: lost})
+	j.full = false
+	if _, err := q.retry(true); err != nil {
+		t.Fatal(err)
+	}
+	put(snapshotRecord(time.Now(), lost, []byte("jpeg"), 4, 4))
+	if _, err := q.retry(true); err != nil {
+		t.Fatal(err)
+	}
+	got, bodies := journalled(t, j)
+	want := []string{"event:journal-raised", "roll:r1", "event:journal-cleared", "event:journal-raised", "event:journal-cleared"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("journalled %v\nwant %v", got, want)
+	}
+	if d := fmt.Sprint(bodies[3]["detail"]); !strings.Contains(d, "snapshot of roll r2") {
+		t.Errorf("the second fault's raised detail %q does not name the lost snapshot", d)
+	}
+}

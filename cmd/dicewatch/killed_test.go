@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,34 +36,12 @@ func TestDaemonKilledBeforePublish(t *testing.T) {
 	ln.Close()
 	jdir := filepath.Join(dir, "journal")
 	writeCfg := func(name, broker string) string {
-		p := filepath.Join(dir, name)
-		cfg := fmt.Sprintf(`table: kb
-camera:
-  source: file:%s?pace=fast
-calibration: %s
-journal:
-  dir: %s
-mqtt:
-  broker: %s
-http:
-  listen: "off"
-evidence:
-  enabled: false
-`, filepath.Join(dir, scene.FileVideo), filepath.Join(dir, scene.FileCalibration), jdir, broker)
-		if err := os.WriteFile(p, []byte(cfg), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return daemonConfig{Table: "kb", Source: "file:" + filepath.Join(dir, scene.FileVideo) + "?pace=fast",
+			Calibration: filepath.Join(dir, scene.FileCalibration), Journal: jdir, Broker: broker, Extra: noClips,
+		}.Write(t, filepath.Join(dir, name))
 	}
 	// First run: the broker is down.
-	run := dicewatchProcess(t, "run", "--config", writeCfg("down.yaml", down))
-	var stderr lockedBuffer
-	run.Stderr = &stderr
-	if err := run.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- run.Wait() }()
+	run, stderr, exited := startDaemon(t, "run", "--config", writeCfg("down.yaml", down))
 	decisionsIn := func() (recs []journal.Record, n int) {
 		_ = journal.ReadDir(jdir, func(r journal.Record) error {
 			recs = append(recs, r)

@@ -112,25 +112,10 @@ type loopStart struct {
 
 func runLatency(b *testing.B, dir, brokerURL, table string, truth []latencyTruth, throws int) ([]throwTimes, int, error) {
 	loops := (throws + len(truth) - 1) / len(truth)
-	cfgPath := filepath.Join(dir, table+".yaml")
-	yaml := fmt.Sprintf(`table: %s
-camera:
-  source: file:%s
-calibration: %s
-journal:
-  dir: %s
-mqtt:
-  broker: %s
-http:
-  listen: "off"
-%s
-log:
-  level: warn
-`, table, filepath.Join(dir, scene.FileVideo), filepath.Join(dir, scene.FileCalibration),
-		filepath.Join(dir, table, "journal"), brokerURL, os.Getenv("DICEWATCH_LATENCY_EXTRA"))
-	if err := os.WriteFile(cfgPath, []byte(yaml), 0o644); err != nil {
-		return nil, 0, err
-	}
+	cfgPath := daemonConfig{Table: table, Source: "file:" + filepath.Join(dir, scene.FileVideo),
+		Calibration: filepath.Join(dir, scene.FileCalibration), Journal: filepath.Join(dir, table, "journal"),
+		Broker: brokerURL, Extra: os.Getenv("DICEWATCH_LATENCY_EXTRA") + "\nlog:\n  level: warn\n",
+	}.Write(b, filepath.Join(dir, table+".yaml"))
 	cfg, err := config.Load(cfgPath)
 	if err != nil {
 		return nil, 0, err

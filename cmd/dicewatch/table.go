@@ -74,6 +74,9 @@ type table struct {
 	cameraUp atomic.Bool
 	lamps    *sensors.Lamps
 	lastDec  rules.Decision
+	// journalFault is the journal fault as the lamps last showed it; the
+	// ticker shows the lamps again when it changes.
+	journalFault bool
 	// pendingSnap is the annotated deciding frame of the open throw; it is
 	// journalled (and published on snapshot) with the decision's id.
 	pendingSnap  []byte
@@ -106,6 +109,7 @@ type recRef struct {
 	rec  journal.Record
 	ok   bool
 	what string
+	line int // its line in the hold file (0: not in it)
 }
 
 // notWritten reports whether err is the journal refusing one record (a
@@ -166,10 +170,19 @@ func (t *table) durable(last uint64) error {
 	if err := t.j.WaitDurable(last); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
+	t.runLate()
 	if t.notify != nil {
 		t.notify()
 	}
 	return nil
+}
+
+// runLate tells the observers of held decisions now journalled and
+// durable (metrics, onDecide).
+func (t *table) runLate() {
+	for _, f := range t.queue().takeLate() {
+		f()
+	}
 }
 
 // retryHeld journals the held records if the journal takes them again
@@ -186,6 +199,7 @@ func (t *table) retryHeld(force bool) error {
 // the decision's id, so it is made when it is written.
 func snapshotRecord(ts time.Time, ref *recRef, jpeg []byte, w, h int) heldRecord {
 	return heldRecord{kind: "snapshot", ts: ts, size: len(jpeg) + 512, what: "snapshot of " + ref.what,
+		snap: &snapData{of: ref, jpeg: jpeg, w: w, h: h},
 		build: func() (any, bool) {
 			if !ref.ok {
 				return nil, false
@@ -201,13 +215,21 @@ func (t *table) calibrationHash() string {
 	return h
 }
 
+// lampState is what the lamps show: the last decision (held ones too)
+// and the faults, the journal's among them.
+func (t *table) lampState() sensors.LampState {
+	t.journalFault = t.queue().faulted()
+	faulted := !t.cameraUp.Load() || t.tr.Faulted() || t.journalFault
+	return sensors.StateFor(t.lastDec, faulted, t.tr.Busy())
+}
+
 // showLamps drives the table's lamps from the last decision and the faults.
 func (t *table) showLamps() {
+	st := t.lampState()
 	if t.lamps == nil {
 		return
 	}
-	faulted := !t.cameraUp.Load() || t.tr.Faulted()
-	if err := t.lamps.Show(sensors.StateFor(t.lastDec, faulted, t.tr.Busy())); err != nil {
+	if err := t.lamps.Show(st); err != nil {
 		t.log.Warn("lamps", "err", err)
 	}
 }
@@ -220,8 +242,13 @@ type stateBody struct {
 
 // restoreState takes the craps state from the newest journalled state, so
 // a restart does not forget the point.
+// A state held in the hold file (a restart while the disk was full) is
+// newer than any journalled one.
 func (t *table) restoreState(j *journal.Journal) error {
 	rec, ok, err := j.LastOfKind("state", j.LastSeq())
+	if raw, held := t.queue().lastHeld("state"); held {
+		rec, ok, err = journal.Record{Kind: "state", Body: raw}, true, nil
+	}
 	if err != nil || !ok {
 		return err
 	}
@@ -378,6 +405,11 @@ func (t *table) tick(ms int64) error {
 	if err := t.retryHeld(false); err != nil {
 		return err
 	}
+	if t.queue().faulted() != t.journalFault {
+		// Opened or cleared by any goroutine (a record held, the journal
+		// taking them again): the lamps show it.
+		t.showLamps()
+	}
 	return t.decideAll(t.tr.Tick(ms))
 }
 
@@ -428,8 +460,9 @@ func (t *table) takeClip(th rules.Throw) *evidence.Clip {
 // A crash before the first wait loses only a decision nobody was told of.
 // A decision the journal refuses (a full disk) is held by the queue and
 // journalled, with its snapshot and state behind it, once the journal
-// takes records again; it is not logged as decided nor shown on the lamps
-// meanwhile (nor afterwards: the lamps have moved on by then).
+// takes records again. Meanwhile it is not logged as decided; the lamps
+// show it with the fault lamp lit (the journal fault), and the metrics and
+// onDecide count it once it is journalled and durable.
 func (t *table) decide(th rules.Throw) error {
 	d := rules.Decide(th, t.profile)
 	decided := time.Now()
@@ -446,8 +479,14 @@ func (t *table) decide(th rules.Throw) error {
 	}
 	ref := &recRef{what: fmt.Sprintf("%s %s at_rest_ms %d", kind, describeDecision(d), th.AtRestMS)}
 	q := t.queue()
-	rec, written, flushed, err := q.put(heldRecord{kind: kind, ts: t.now(), body: body, what: ref.what,
-		written: func(r journal.Record) { ref.rec, ref.ok = r, true }})
+	rec, written, flushed, err := q.put(heldRecord{kind: kind, ts: t.now(), body: body, what: ref.what, ref: ref,
+		// Held: counted (and onDecide told) once journalled and durable,
+		// like any other decision; a decision lost past the bounds never is.
+		late: func(journal.Record) {
+			if t.onDecide != nil {
+				t.onDecide(th, d)
+			}
+		}})
 	if err != nil {
 		return fmt.Errorf("journal %s: %w", kind, err)
 	}
@@ -510,12 +549,17 @@ func (t *table) decide(th rules.Throw) error {
 			return fmt.Errorf("journal %s: %w", kind, err)
 		}
 	}
+	t.runLate()
 	if !written {
 		if last != 0 && t.notify != nil {
 			t.notify()
 		}
 		t.log.Warn("decision held: the journal refuses records", "verdict", d.Verdict, "values", d.Values,
 			"reasons", d.Reasons, "at_rest_ms", th.AtRestMS, "held", q.heldCount())
+		// The lamps show it with the journal fault: it is the table's
+		// decision, published once the journal takes it.
+		t.lastDec = d
+		t.showLamps()
 		return nil
 	}
 	t.log.Info("decision", "seq", rec.Seq, "verdict", d.Verdict, "values", d.Values,

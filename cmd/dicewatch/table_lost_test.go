@@ -119,3 +119,56 @@ func TestHeldDecisionKeepsItsSnapshot(t *testing.T) {
 		}
 	}
 }
+
+// TestHeldDecisionLampsAndCount: a decision the journal refuses is shown
+// on the lamps at once, with the fault lamp lit while the journal fault is
+// open, and counted (onDecide: the metrics) once, when it is journalled.
+// Before, the lamps kept the decision before it and no fault, and a held
+// decision was never counted.
+func TestHeldDecisionLampsAndCount(t *testing.T) {
+	j := &fullJournal{}
+	counted := 0
+	tbl := &table{
+		tr: tracker.New(tracker.Config{Game: rules.Craps, DiceThrown: 2}), profile: rules.DefaultProfile(rules.Craps),
+		j: j, log: slog.New(slog.NewTextHandler(io.Discard, nil)), now: time.Now, craps: rules.NewCrapsState(),
+		onDecide: func(rules.Throw, rules.Decision) { counted++ },
+	}
+	tbl.cameraUp.Store(true)
+	die := func(v int) rules.Die { return rules.Die{Value: v, Confidence: 1, Zone: rules.ZoneLayout, Flat: true} }
+	if err := tbl.decide(rules.Throw{Game: rules.Craps, DiceThrown: 2, StartMS: 1000, AtRestMS: 2000,
+		Dice: []rules.Die{die(3), die(4)}}); err != nil {
+		t.Fatal(err)
+	}
+	if st := tbl.lampState(); st.NoRoll || st.Fault || counted != 1 {
+		t.Fatalf("after a valid roll with room: lamps %+v, counted %d", st, counted)
+	}
+	j.full = true
+	// One die: no roll (dice missing), held.
+	if err := tbl.decide(rules.Throw{Game: rules.Craps, DiceThrown: 2, StartMS: 5000, AtRestMS: 6000,
+		Dice: []rules.Die{die(5)}}); err != nil {
+		t.Fatal(err)
+	}
+	if tbl.queue().heldCount() == 0 {
+		t.Fatal("the decision was not held on a full disk")
+	}
+	st := tbl.lampState()
+	if !st.NoRoll || !st.Fault {
+		t.Errorf("held no-roll: lamps %+v, want no_roll and fault lit", st)
+	}
+	if counted != 1 {
+		t.Errorf("held decision counted before it was journalled (%d)", counted)
+	}
+	j.full = false
+	if err := tbl.retryHeld(true); err != nil {
+		t.Fatal(err)
+	}
+	if counted != 2 {
+		t.Errorf("counted %d decisions once the held one was journalled, want 2", counted)
+	}
+	if err := tbl.tick(7000); err != nil {
+		t.Fatal(err)
+	}
+	if st := tbl.lampState(); !st.NoRoll || st.Fault {
+		t.Errorf("after the journal took it: lamps %+v, want no_roll and no fault", st)
+	}
+}
