@@ -25,7 +25,8 @@ import (
 //	DICEWATCH_STILLS=2000 go test -count=1 -run AccuracyStills -v -timeout 60m ./vision/
 //
 // DICEWATCH_STILL_EDGE=local gives the calibrated read the die edge at
-// each place of the picture (see evalStills).
+// each place of the picture, DICEWATCH_STILL_VIEW=tilt the camera's tilt
+// (ReaderOptions.ViewTiltDeg; see evalStills).
 //
 // It prints the time spent generating the stills and the mean read time
 // of each mode.
