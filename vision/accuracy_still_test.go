@@ -25,7 +25,8 @@ import (
 //	DICEWATCH_STILLS=2000 go test -count=1 -run AccuracyStills -v -timeout 60m ./vision/
 //
 // DICEWATCH_STILL_EDGE=local gives the calibrated read the die edge at
-// each place of the picture (see evalStills).
+// each place of the picture, DICEWATCH_STILL_VIEW=tilt the camera's tilt
+// (ReaderOptions.ViewTiltDeg; see evalStills).
 //
 // It prints the time spent generating the stills and the mean read time
 // of each mode.
@@ -490,6 +491,11 @@ func evalStills(t *testing.T, n int) map[string]*stillTally {
 	// edge at each place (stillEdgeAt), as a table calibration gives it,
 	// rather than the nominal edge for the whole picture.
 	localEdge := os.Getenv("DICEWATCH_STILL_EDGE") == "local"
+	// DICEWATCH_STILL_VIEW=tilt: the calibrated read is also given the
+	// camera's tilt off vertical (ReaderOptions.ViewTiltDeg), the pose a
+	// table calibration's camera has; the stills draw every die through
+	// the one camera rotation, so the tilt is the same at every place.
+	viewTilt := os.Getenv("DICEWATCH_STILL_VIEW") == "tilt"
 	sl := openSureLog(t)
 	for _, m := range modes {
 		out[m.name] = newStillTally()
@@ -512,6 +518,10 @@ func evalStills(t *testing.T, n int) map[string]*stillTally {
 				cal.opts.DiePx = tr.EdgePx
 				if localEdge {
 					cal.opts.ExpectedEdgePx = stillEdgeAt(tr)
+				}
+				if viewTilt {
+					tilt := tr.CameraTiltDeg
+					cal.opts.ViewTiltDeg = func(x, y float64) float64 { return tilt }
 				}
 				r = cal
 			}

@@ -6,6 +6,7 @@ import (
 	"image"
 	"math"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/dicewatch/dicewatch/vision/scene"
@@ -69,7 +70,7 @@ func TestCockDiag(t *testing.T) {
 	defer plain.Close()
 	cal := NewReader(ReaderOptions{DiePx: 1, PipSpread: stillPipSpread})
 	defer cal.Close()
-	fmt.Fprintln(w, "seed\tmode\tcam\tgroup\tlean\ttilt\tnom\tlocal\tside\tdx\tdy\tp\tflat\tflatness\tsr\tedge\tbw\tbh\tval\ttval\tfw\tfh\tox\toy\tnear\tb0\tb1\tb2\tb3")
+	fmt.Fprintln(w, "seed\tmode\tcam\tgroup\tlean\ttilt\tnom\tlocal\tside\tdx\tdy\tp\tflat\tflatness\tsr\tedge\tbw\tbh\tval\ttval\tfw\tfh\tox\toy\tnear\tb0\tb1\tb2\tb3\tstyle")
 	first := stillFirst(t)
 	for seed := first; seed < first+int64(n); seed++ {
 		img, truth, err := scene.Still(seed, scene.StillOptions{})
@@ -82,6 +83,9 @@ func TestCockDiag(t *testing.T) {
 		}
 		loc := stillEdgeAt(truth)
 		for _, mode := range []string{"cal", "unc"} {
+			if only := os.Getenv("DICEWATCH_STILL_MODE"); only != "" && only != mode {
+				continue
+			}
 			r := plain
 			if mode == "cal" {
 				cal.opts.DiePx = truth.EdgePx
@@ -108,7 +112,7 @@ func TestCockDiag(t *testing.T) {
 					truth.EdgePx, le, math.Sin(g.TiltDeg*math.Pi/180)*le, (g.CX-float64(truth.Width)/2)/(float64(truth.Width)/2), (g.CY-float64(truth.Height)/2)/(float64(truth.Height)/2))
 				j, ok := m[i]
 				if !ok {
-					fmt.Fprintln(w, line+"\t-")
+					fmt.Fprintln(w, line+"\t-"+strings.Repeat("\t-", 17)+"\t"+g.Style)
 					continue
 				}
 				d := dets[j]
@@ -130,8 +134,8 @@ func TestCockDiag(t *testing.T) {
 						near = math.Min(near, math.Hypot(o.CX-d.CX, o.CY-d.CY)/e)
 					}
 				}
-				fmt.Fprintf(w, "%s\t%.3f\t%v\t%.3f\t%.3f\t%.2f\t%d\t%d\t%d\t%d\t%.2f\t%.2f\t%.3f\t%.3f\t%.2f\t%.3f\t%.3f\t%.3f\t%.3f\n", line, d.cockP, d.Flat, d.Flatness, d.SizeRatio, d.EdgePx,
-					d.Box.Dx(), d.Box.Dy(), d.Value, g.Value, fr.fw, fr.fh, ox, oy, near, bd[0], bd[1], bd[2], bd[3])
+				fmt.Fprintf(w, "%s\t%.3f\t%v\t%.3f\t%.3f\t%.2f\t%d\t%d\t%d\t%d\t%.2f\t%.2f\t%.3f\t%.3f\t%.2f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\n", line, d.cockP, d.Flat, d.Flatness, d.SizeRatio, d.EdgePx,
+					d.Box.Dx(), d.Box.Dy(), d.Value, g.Value, fr.fw, fr.fh, ox, oy, near, bd[0], bd[1], bd[2], bd[3], g.Style)
 			}
 		}
 		img.Close()

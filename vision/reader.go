@@ -44,6 +44,12 @@ type ReaderOptions struct {
 	// pips or more comes from its pips (see sizeEvidence). Zero: from
 	// the face's outline only.
 	PipSpread float64
+	// ViewTiltDeg gives how far off vertical the camera sees the table
+	// at an image position, in degrees (a calibration's camera pose). A
+	// flat die seen at an angle shows side faces as a cocked die does;
+	// with it the cocked net's call is cut by the view (see
+	// cockCutAt). Nil: not known, the one cut for every die.
+	ViewTiltDeg func(x, y float64) float64
 }
 
 // The plausible range of ReaderOptions.PipSpread, the calibration's (see
@@ -734,6 +740,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		}
 		d.reachValue = d.Value
 	}
+	d.foot = [4]float64{float64(blob.Min.X+blob.Max.X)/2 + float64(roi.Min.X), float64(blob.Min.Y+blob.Max.Y)/2 + float64(roi.Min.Y), d.CX, d.CY}
 	if readTrace != nil {
 		readTrace(&d, fv, shrunk)
 	}

@@ -43,6 +43,10 @@ type Detection struct {
 	// own (a region far too large for it, or a face placed in a region
 	// where nothing read), which the cocked net does not overrule.
 	keepNotFlat bool
+	// foot is the centre of the footprint (the region) the face was
+	// read in and the face's centre then, frame pixels (readCandidate;
+	// zero for a die no candidate read gave): see footOffset.
+	foot [4]float64
 	// cockP is the cocked nets' probability that the die is cocked, the
 	// lower of the two nets' (forwardAll; cockLook; 0 when they did not
 	// run).
