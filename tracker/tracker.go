@@ -84,7 +84,10 @@ type Tracker struct {
 	faults map[string]bool // equipment faulted now
 	// unseen: equipment restored, but the table not yet seen empty and
 	// still since: what happened in the dark may still be on the layout.
-	unseen      map[string]bool
+	unseen map[string]bool
+	// quiet counts the frames in a row measured empty and still while
+	// unseen is set (the first frame back from an outage not counted).
+	quiet       int
 	inputs      sensors.FaultSet // sensor inputs faulted now
 	openFaulted []string         // sensor inputs faulted when the throw opened
 	events      []sensors.Event  // recent sensor events (bounded)
@@ -133,6 +136,10 @@ func (t *Tracker) OpenSince() (int64, bool) {
 // Faulted reports whether any equipment or sensor input is faulted now.
 func (t *Tracker) Faulted() bool { return len(t.faults) > 0 || t.inputs.Any() }
 
+// unseenQuietFrames is how many frames in a row must show the table empty
+// and still before a throw may be valid again after equipment is restored.
+const unseenQuietFrames = 2
+
 // Fault marks equipment ("camera", "calibration") faulted or restored. A
 // throw open while equipment is faulted is never valid, and neither is one
 // that opens after it is restored but before the table has been seen empty
@@ -149,6 +156,7 @@ func (t *Tracker) Fault(what string, faulted bool) {
 	}
 	if t.faults[what] {
 		t.unseen[what] = true
+		t.quiet = 0
 	}
 	delete(t.faults, what)
 }
@@ -192,8 +200,23 @@ func (t *Tracker) StaffCall(c rules.StaffCallRecord) bool {
 func (t *Tracker) Frame(o Observation) []rules.Throw {
 	prevObs := t.lastObs
 	t.lastObs = o.AtMS
-	if len(t.unseen) > 0 && !o.Resumed && (o.Clear || !t.Busy() && !o.Motion && o.Present == 0 && len(o.Appeared) == 0 && len(o.Exits) == 0) {
-		clear(t.unseen)
+	if len(t.unseen) > 0 {
+		// Two frames in a row empty and still, each measured against the
+		// one before: one is not enough, as a die only just entering at
+		// the picture's edge can be under both the motion and the
+		// detection threshold for a frame.
+		switch {
+		case o.Resumed:
+			t.quiet = 0
+		case o.Clear:
+			clear(t.unseen)
+		case !t.Busy() && !o.Motion && o.Present == 0 && len(o.Appeared) == 0 && len(o.Exits) == 0:
+			if t.quiet++; t.quiet >= unseenQuietFrames {
+				clear(t.unseen)
+			}
+		default:
+			t.quiet = 0
+		}
 	}
 	var out []rules.Throw
 	switch t.phase {

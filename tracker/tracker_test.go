@@ -157,7 +157,7 @@ func TestTrackerDecisions(t *testing.T) {
 			name: "throw after recovery and an empty, still table is decided normally",
 			steps: []step{
 				frame(0, false, 0), {fault: "camera", on: true}, {fault: "camera", on: false},
-				frame(5000, false, 0), frame(5033, true, 2), edge(5300, sensors.RoleBackWall, "wall"),
+				frame(4967, false, 0), frame(5000, false, 0), frame(5033, true, 2), edge(5300, sensors.RoleBackWall, "wall"),
 				rest(6200, die(3, rules.ZoneLayout), die(4, rules.ZoneLayout)), frame(6500, false, 2),
 			},
 			want: []rules.Decision{{Verdict: rules.Valid, Values: []int{3, 4}, Total: 7}},
@@ -173,14 +173,39 @@ func TestTrackerDecisions(t *testing.T) {
 			want: []rules.Decision{{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.CameraFault}}},
 		},
 		{
-			name: "throw after the first frame back and an empty, still one is decided normally",
+			// A die only just at the picture's edge can be under both the
+			// motion and the detection threshold on the second frame back
+			// (TestCameraKilledMidRun saw it, a throw entering 20 ms after
+			// the first frame back): one empty, still frame is not enough.
+			name: "throw after the first frame back and only one empty, still frame is never valid",
 			steps: []step{
 				frame(0, false, 0), {fault: "camera", on: true}, {fault: "camera", on: false},
 				{obs: &Observation{AtMS: 5000, Resumed: true, Clear: true}}, frame(5033, false, 0),
 				frame(5066, true, 2), edge(5300, sensors.RoleBackWall, "wall"),
 				rest(6200, die(3, rules.ZoneLayout), die(4, rules.ZoneLayout)), frame(6500, false, 2),
 			},
+			want: []rules.Decision{{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.CameraFault}}},
+		},
+		{
+			name: "throw after the first frame back and two empty, still ones is decided normally",
+			steps: []step{
+				frame(0, false, 0), {fault: "camera", on: true}, {fault: "camera", on: false},
+				{obs: &Observation{AtMS: 5000, Resumed: true, Clear: true}}, frame(5033, false, 0), frame(5066, false, 0),
+				frame(5100, true, 2), edge(5300, sensors.RoleBackWall, "wall"),
+				rest(6200, die(3, rules.ZoneLayout), die(4, rules.ZoneLayout)), frame(6500, false, 2),
+			},
 			want: []rules.Decision{{Verdict: rules.Valid, Values: []int{3, 4}, Total: 7}},
+		},
+		{
+			name: "a moving frame between the empty, still ones starts the count again",
+			steps: []step{
+				frame(0, false, 0), {fault: "camera", on: true}, {fault: "camera", on: false},
+				{obs: &Observation{AtMS: 5000, Resumed: true, Clear: true}}, frame(5033, false, 0),
+				{obs: &Observation{AtMS: 5066, Motion: true}}, frame(5100, false, 0),
+				frame(5133, true, 2), edge(5300, sensors.RoleBackWall, "wall"),
+				rest(6200, die(3, rules.ZoneLayout), die(4, rules.ZoneLayout)), frame(6500, false, 2),
+			},
+			want: []rules.Decision{{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.CameraFault}}},
 		},
 		{
 			// The camera goes away in the air and comes back 3.6 s later
