@@ -333,8 +333,8 @@ var refitOff, pitchHighOff bool
 // already: no sure value is touched. On stills 0..1999 of the
 // 4,081 values at 0.8 or more it took 56 of the 95 wrong ones (cocked
 // dice 34 of 51, clean 12 of 22) under 0.8, and 250 of the right ones;
-// on held-out stills, read after it was chosen, 2450..3550 32 of 54
-// wrong and 122 right, 58450..59620 24 of 47 wrong and 142 right. On
+// on held-out stills, read after it was chosen, 2450..3999 39 of 74
+// wrong and 180 right, 58450..59999 36 of 67 wrong and 178 right. On
 // byler_d6 it took 35 of the 1,127 values at 0.8 or more (18 in the even
 // half, 17 in the odd) and one of the 6 wrong ones, on matteo_webcam 19
 // of 748. Only without a known size: the daemon's reads are as before.
