@@ -610,6 +610,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 		// footprint as a doubt: the values and their confidences stay
 		// as they were.
 		relativeSize(out)
+		r.partCap(out)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Box.Min.Y != out[j].Box.Min.Y {

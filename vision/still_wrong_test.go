@@ -30,7 +30,9 @@ import (
 // only the cut of a lattice too large for the die (maxLatRel);
 // DICEWATCH_NO_THIN only the cut of a footprint far from a square
 // (minValueFlatness); DICEWATCH_NO_CENTREOFF only the cut of a 3 whose
-// middle pip's colour is off its corner pips' (maxCentreOff).
+// middle pip's colour is off its corner pips' (maxCentreOff);
+// DICEWATCH_NO_PARTCAP only the uncalibrated cap, under the rules'
+// confidence, of a 1, 2 or 3 likely read on part of a face (partCap).
 func init() {
 	pipsRowOff = os.Getenv("DICEWATCH_NO_PIPSROW") != ""
 	foldOff = os.Getenv("DICEWATCH_NO_FOLD") != ""
@@ -42,6 +44,7 @@ func init() {
 	largeLatOff = os.Getenv("DICEWATCH_NO_LARGELAT") != ""
 	thinOff = os.Getenv("DICEWATCH_NO_THIN") != ""
 	centreOffOff = os.Getenv("DICEWATCH_NO_CENTREOFF") != ""
+	partCapOff = os.Getenv("DICEWATCH_NO_PARTCAP") != ""
 	if os.Getenv("DICEWATCH_CHECK_LOG") != "" {
 		checkTrace = func(d *Detection, ci checkInfo) {
 			fmt.Fprintf(os.Stderr, "CHECK\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%.3f\n", d.CX, d.CY, d.Confidence, ci.sizeRel, ci.pipRel, ci.colSpread, ci.reason, ci.pipOff)
