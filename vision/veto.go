@@ -360,16 +360,15 @@ var thinOff bool
 // top face and the shaded side face beside it, and the one pip near its
 // centre need not be a 1's (still 1177 die 0, a 2 whose lower pip sat at
 // the centre of a rectangle 1.35 edges wide, half in its red side face;
-// split 0.47). On stills 0..1079 read calibrated the right 1s measure
-// 0.058 at the median on the split alone, and one right 1 measures over
-// 0.3 (928 die 4, a red die: 0.40, its rectangle 1.15 edges), which the
-// size keeps; the wrong 1s over 0.3 there are 1177 and two cocked dice
-// whose rectangles are 0.93 and 1.20 edges (352, and 2930 of the
-// held-out 2000..3999), which it lets through. The die is marked
-// (pipsRow) as for the other cuts of a rectangle that is not one face: a
-// later look would read on the same two faces.
+// split 0.468). Set on stills 0..1999 read calibrated: the right 1s on
+// rectangles over 1.25 edges split at most 0.348 (1261 die 3, a stacked
+// marbled die), and on the split alone a right red 1 measures 0.40 on a
+// rectangle of 1.15 edges (928 die 4), which the size keeps; the cut lies
+// midway between 0.348 and 1177's 0.468. The die is marked (pipsRow) as
+// for the other cuts of a rectangle that is not one face: a later look
+// would read on the same two faces.
 const (
-	maxOneSplit     = 0.3
+	maxOneSplit     = 0.41
 	minOneSplitSize = 1.25
 )
 
