@@ -33,6 +33,8 @@ import (
 // middle pip's colour is off its corner pips' (maxCentreOff);
 // DICEWATCH_NO_PARTCAP only the uncalibrated cap, under the rules'
 // confidence, of a 1, 2 or 3 likely read on part of a face (partCap).
+// DICEWATCH_NO_HALFSPLIT only the cut of a 1 read on a face rectangle
+// whose halves differ in brightness (maxOneSplit).
 func init() {
 	pipsRowOff = os.Getenv("DICEWATCH_NO_PIPSROW") != ""
 	foldOff = os.Getenv("DICEWATCH_NO_FOLD") != ""
@@ -45,6 +47,7 @@ func init() {
 	thinOff = os.Getenv("DICEWATCH_NO_THIN") != ""
 	centreOffOff = os.Getenv("DICEWATCH_NO_CENTREOFF") != ""
 	partCapOff = os.Getenv("DICEWATCH_NO_PARTCAP") != ""
+	halfSplitOff = os.Getenv("DICEWATCH_NO_HALFSPLIT") != ""
 	if os.Getenv("DICEWATCH_CHECK_LOG") != "" {
 		checkTrace = func(d *Detection, ci checkInfo) {
 			fmt.Fprintf(os.Stderr, "CHECK\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%.3f\n", d.CX, d.CY, d.Confidence, ci.sizeRel, ci.pipRel, ci.colSpread, ci.reason, ci.pipOff)
@@ -94,7 +97,7 @@ func TestStillWrongDump(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer all.Close()
-	fmt.Fprintln(all, "seed\tmode\tdie\tgroup\tstyle\tbg\ttilt\ttruth\tread\tconf\tflatness\tsizeRel\tpipRel\treason\tfinal\tcolSpread\tpipOff\tframeRel\tframeReason\tfoldStep\tfoldSep")
+	fmt.Fprintln(all, "seed\tmode\tdie\tgroup\tstyle\tbg\ttilt\ttruth\tread\tconf\tflatness\tsizeRel\tpipRel\treason\tfinal\tcolSpread\tpipOff\tframeRel\tframeReason\tfoldStep\tfoldSep\tcentreOff\thalfSplit")
 	// Every value published (Value > 0), right or wrong, with what the
 	// reader knew of the die, for rules on confidence.
 	given, err := os.Create(filepath.Join(dir, "given.tsv"))
@@ -143,9 +146,9 @@ func TestStillWrongDump(t *testing.T) {
 					tc.fv.c.edge/tr.EdgePx, le/tr.EdgePx, ci.pipRel, frames[key{d.CX, d.CY}].pipRel, d.CX, d.CY)
 			}
 			if ci, ok := checks[key{d.CX, d.CY}]; ok {
-				fmt.Fprintf(all, "%d\t%s\t%d\t%s\t%s\t%s\t%.1f\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%d\t%.3f\t%.3f\t%.3f\t%q\t%.3f\t%.3f\t%.3f\n",
+				fmt.Fprintf(all, "%d\t%s\t%d\t%s\t%s\t%s\t%.1f\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%d\t%.3f\t%.3f\t%.3f\t%q\t%.3f\t%.3f\t%.3f\t%.3f\n",
 					seed, mode, p[0], stillGroup(g), g.Style, tr.Background, tr.CameraTiltDeg, g.Value, seen[key{d.CX, d.CY}].fv.value, d.Confidence,
-					d.Flatness, ci.sizeRel, ci.pipRel, ci.reason, d.Value, ci.colSpread, ci.pipOff, frames[key{d.CX, d.CY}].pipRel, frames[key{d.CX, d.CY}].reason, ci.foldStep, ci.foldSep, ci.centreOff)
+					d.Flatness, ci.sizeRel, ci.pipRel, ci.reason, d.Value, ci.colSpread, ci.pipOff, frames[key{d.CX, d.CY}].pipRel, frames[key{d.CX, d.CY}].reason, ci.foldStep, ci.foldSep, ci.centreOff, ci.halfSplit)
 			}
 			if d.Value == 0 || d.Value == g.Value {
 				continue

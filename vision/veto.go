@@ -353,6 +353,28 @@ const minValueFlatness = 0.5
 // thinOff (tests) turns that cut off, for before-and-after figures.
 var thinOff bool
 
+// With a known die size, a 1 read on a face rectangle over
+// minOneSplitSize of the expected edge is withheld when the rectangle's
+// two halves differ in brightness by more than maxOneSplit of the
+// brighter half's (faceHalfSplit): a rectangle that large takes in the
+// top face and the shaded side face beside it, and the one pip near its
+// centre need not be a 1's (still 1177 die 0, a 2 whose lower pip sat at
+// the centre of a rectangle 1.35 edges wide, half in its red side face;
+// split 0.468). Set on stills 0..1999 read calibrated: the right 1s on
+// rectangles over 1.25 edges split at most 0.348 (1261 die 3, a stacked
+// marbled die), and on the split alone a right red 1 measures 0.40 on a
+// rectangle of 1.15 edges (928 die 4), which the size keeps; the cut lies
+// midway between 0.348 and 1177's 0.468. The die is marked (pipsRow) as
+// for the other cuts of a rectangle that is not one face: a later look
+// would read on the same two faces.
+const (
+	maxOneSplit     = 0.41
+	minOneSplitSize = 1.25
+)
+
+// halfSplitOff (tests) turns that cut off, for before-and-after figures.
+var halfSplitOff bool
+
 // smallRefitOff (tests) turns the maxUnfoundRel cut (unfoundLook) off, for
 // before-and-after figures.
 var smallRefitOff bool
@@ -482,6 +504,9 @@ type checkInfo struct {
 	// centreOff: for a 3, how far its middle pip's colour is from its
 	// corner pips' (centrePipOff; 0 when not measured).
 	centreOff float64
+	// halfSplit: with a known die size, how far the face rectangle's two
+	// halves differ in brightness (faceHalfSplit; 0 when not measured).
+	halfSplit float64
 	reason    string
 }
 
@@ -526,6 +551,9 @@ func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
 	}
 	ci.open, ci.openN = pipsOpen(fr, fv)
 	ci.centreOff = centrePipOff(fr, fv)
+	if e > 0 && fv.value == 1 && ci.sizeRel > minOneSplitSize {
+		ci.halfSplit = r.face.faceHalfSplit(fr, fv.c)
+	}
 	switch {
 	case ci.pipRel > 0 && ci.pipRel < minPipRel:
 		ci.reason = "layout smaller than the die's"
@@ -545,6 +573,9 @@ func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
 		d.pipsRow = true
 	case e > 0 && !thinOff && d.Flatness > 0 && d.Flatness < minValueFlatness:
 		ci.reason = "footprint too far from a square"
+	case e > 0 && !halfSplitOff && ci.sizeRel > minOneSplitSize && ci.halfSplit > maxOneSplit:
+		ci.reason = "a 1 on a face of two shades"
+		d.pipsRow = true
 	}
 	if checkTrace != nil {
 		checkTrace(d, ci)
