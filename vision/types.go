@@ -45,7 +45,7 @@ type Detection struct {
 	keepNotFlat bool
 	// foot is the centre of the footprint (the region) the face was
 	// read in and the face's centre then, frame pixels (readCandidate;
-	// zero for a die no candidate read gave): see footOffset.
+	// zero for a die no candidate read gave): see footAside.
 	foot [4]float64
 	// cockP is the cocked nets' probability that the die is cocked, the
 	// lower of the two nets' (forwardAll; cockLook; 0 when they did not
