@@ -294,6 +294,10 @@ func (t *Tracker) Tick(nowMS int64) []rules.Throw {
 			t.restAt = end
 			t.phase = closing
 			// No at-rest frame: whatever was not read is missing.
+			// A throw cut by an outage and still waiting to be told
+			// from the next keeps the exits seen since (see CutMS).
+			t.cur.Left = append(t.cur.Left, t.cutLeft...)
+			t.cutAt, t.cutLeft = 0, nil
 		}
 	}
 	if t.phase == closing && nowMS >= t.restAt+t.cfg.GraceMS {

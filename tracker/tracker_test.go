@@ -248,6 +248,21 @@ func TestTrackerDecisions(t *testing.T) {
 			want: []rules.Decision{{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.CameraFault, rules.DiceMissing}}},
 		},
 		{
+			// A die seen leaving the table after a long outage, and the
+			// throw closed by its time running out before anything comes
+			// to rest: the exit is still the cut throw's (it was dropped:
+			// dice_missing alone).
+			name: "a die leaving after a long outage counts when the cut throw times out",
+			steps: []step{
+				frame(0, false, 0), frame(33, true, 2), edge(300, sensors.RoleBackWall, "wall"), frame(400, true, 2),
+				{fault: "camera", on: true}, {fault: "camera", on: false},
+				{obs: &Observation{AtMS: 4000, Resumed: true, Present: 2, Appeared: []int64{4000, 4000}}},
+				{obs: &Observation{AtMS: 4033, Motion: true, Present: 1, Exits: []rules.Exit{{Zone: rules.ZoneOffTable, AtMS: 4033}}}},
+				frame(9000, true, 1), frame(15100, true, 1), frame(15400, true, 1),
+			},
+			want: []rules.Decision{{Verdict: rules.NoRoll, Reasons: []rules.Reason{rules.CameraFault, rules.DiceMissing, rules.OffTable}}},
+		},
+		{
 			name: "dice moving after a short outage are the same throw's",
 			steps: []step{
 				frame(0, false, 0), frame(33, true, 2), edge(300, sensors.RoleBackWall, "wall"), frame(400, true, 2),
