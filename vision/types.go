@@ -43,6 +43,9 @@ type Detection struct {
 	// own (a region far too large for it, or a face placed in a region
 	// where nothing read), which the cocked net does not overrule.
 	keepNotFlat bool
+	// earlyFlat: the footprint called the unread die not flat and the
+	// cocked nets flat (earlyCockLook): netLook and sepLook may read it.
+	earlyFlat bool
 	// cockP is the cocked nets' probability that the die is cocked, the
 	// lower of the two nets' (forwardAll; cockLook; 0 when they did not
 	// run).
