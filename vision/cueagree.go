@@ -104,7 +104,7 @@ func (r *Reader) mapsAgreeLook(fr bgrImage, dets []Detection, roi image.Rectangl
 	if len(r.unreadReads) == 0 || mapsAgreeLookOff || r.knownSize() {
 		return
 	}
-	r.laterFlatLooks(dets, func(d *Detection, fv faceValue, edge float64, sq candidate) {
+	r.laterFlatLooks(dets, false, func(d *Detection, fv faceValue, edge float64, sq candidate) {
 		if fv.c.edge > mapsAgreeMaxFaceRel*edge {
 			return
 		}

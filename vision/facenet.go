@@ -108,7 +108,7 @@ func (r *Reader) netLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 	for i := range dets {
 		d := &dets[i]
 		ur, found := r.unreadReads[[2]float64{d.CX, d.CY}]
-		if !found || !d.laterMay() || !d.Flat || (ur.shrunk && !(ur.heldShrunk && netHeldShrunk)) || ur.fv.c.weak {
+		if !found || !d.laterMay() || !(d.Flat || d.earlyFlat) || (ur.shrunk && !(ur.heldShrunk && netHeldShrunk)) || ur.fv.c.weak {
 			continue
 		}
 		fv := ur.fv

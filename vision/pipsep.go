@@ -141,7 +141,7 @@ func (r *Reader) sepLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 	if r.net == nil || len(r.unreadReads) == 0 || sepLookOff || r.knownSize() {
 		return
 	}
-	r.laterFlatLooks(dets, func(d *Detection, fv faceValue, _ float64, sq candidate) {
+	r.laterFlatLooks(dets, true, func(d *Detection, fv faceValue, _ float64, sq candidate) {
 		v := r.face.sepMapVotes(fr, fv.c)
 		if v < 3 {
 			v = r.face.sepMapVotes(fr, sq)
@@ -170,13 +170,15 @@ func (r *Reader) sepLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 // die size at its place (edgeAt: the expected edge, or else the median
 // edge of the dice read before look gives any value). look gets the
 // first look's reading fv (a copy), that edge, and sq, the first look's
-// face rectangle made a square of that edge.
-func (r *Reader) laterFlatLooks(dets []Detection, look func(d *Detection, fv faceValue, edge float64, sq candidate)) {
+// face rectangle made a square of that edge. With netReject (a look
+// that checks the face net's reject output) a die the cocked nets call
+// flat against its footprint (earlyFlat) counts as flat.
+func (r *Reader) laterFlatLooks(dets []Detection, netReject bool, look func(d *Detection, fv faceValue, edge float64, sq candidate)) {
 	med, ok := readEdgeMedian(dets)
 	for i := range dets {
 		d := &dets[i]
 		ur, found := r.unreadReads[[2]float64{d.CX, d.CY}]
-		if !found || !d.laterMay() || !d.Flat || ur.fv.c.weak {
+		if !found || !d.laterMay() || !(d.Flat || (netReject && d.earlyFlat)) || ur.fv.c.weak {
 			continue
 		}
 		edge, sized := r.edgeAt(d, med, ok)

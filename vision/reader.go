@@ -577,6 +577,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 		}
 		out = append(out, d)
 	}
+	r.earlyCockLook(fr, out, roi.Min)
 	r.giveHeld(fr, out)
 	r.frameSizeLook(fr, out, roi)
 	r.spotLook(fr, out, roi)

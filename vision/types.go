@@ -47,6 +47,9 @@ type Detection struct {
 	// read in and the face's centre then, frame pixels (readCandidate;
 	// zero for a die no candidate read gave): see footAside.
 	foot [4]float64
+	// earlyFlat: the footprint called the unread die not flat and the
+	// cocked nets flat (earlyCockLook): netLook and sepLook may read it.
+	earlyFlat bool
 	// cockP is the cocked nets' probability that the die is cocked, the
 	// lower of the two nets' (forwardAll; cockLook; 0 when they did not
 	// run).
