@@ -572,7 +572,8 @@ var earlyCockOff bool
 // (a net learnt on cocked and stacked dice), a second cue that the face
 // is a clean top face, and their values stay under the rules' 0.8.
 // The nets are asked what cockLook asks them (the same patch, scale and
-// scalars), at their own flat call (cockNotFlat). Not on a die pressed by
+// scalars), and called flat as cockLook calls them (cockCut, footAside:
+// cockNotFlat without a known view). Not on a die pressed by
 // another detection (doubts' pressed): on generated still 925 read
 // without a size, an ivory 5 on another die, one corner pip under a
 // black die beside it, was read 4 by sepLook so.
@@ -593,7 +594,7 @@ func (r *Reader) earlyCockLook(fr bgrImage, dets []Detection, off image.Point) {
 		if !(edge > 0) {
 			continue
 		}
-		if p := r.cs.cockProb(n, fr, *d, off, edge); p < cockNotFlat {
+		if p := r.cs.cockProb(n, fr, *d, off, edge); p < r.cockCut(*d) && !r.footAside(*d, edge) {
 			d.earlyFlat = true
 		}
 	}
