@@ -22,7 +22,9 @@ func TestEarlyCockLook(t *testing.T) {
 		{"IMG_20191208_111411.jpg", 13, 5},
 	}
 	read := bylerHeldOutRead(t)
-	defer func() { earlyCockOff = false }()
+	// On, whatever DICEWATCH_NO_EARLYCOCK says, and as it was after.
+	defer func(off bool) { earlyCockOff = off }(earlyCockOff)
+	earlyCockOff = false
 	for _, c := range cases {
 		if v := read(c.image, c.idx); v != c.value {
 			t.Errorf("%s die %d: read %d, want %d", c.image, c.idx, v, c.value)

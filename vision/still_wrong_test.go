@@ -34,7 +34,9 @@ import (
 // DICEWATCH_NO_PARTCAP only the uncalibrated cap, under the rules'
 // confidence, of a 1, 2 or 3 likely read on part of a face (partCap).
 // DICEWATCH_NO_HALFSPLIT only the cut of a 1 read on a face rectangle
-// whose halves differ in brightness (maxOneSplit).
+// whose halves differ in brightness (maxOneSplit); DICEWATCH_NO_EARLYCOCK
+// only the later looks' reads of dice the cocked nets call flat against
+// their footprint (earlyCockLook).
 func init() {
 	pipsRowOff = os.Getenv("DICEWATCH_NO_PIPSROW") != ""
 	foldOff = os.Getenv("DICEWATCH_NO_FOLD") != ""
@@ -48,6 +50,7 @@ func init() {
 	centreOffOff = os.Getenv("DICEWATCH_NO_CENTREOFF") != ""
 	partCapOff = os.Getenv("DICEWATCH_NO_PARTCAP") != ""
 	halfSplitOff = os.Getenv("DICEWATCH_NO_HALFSPLIT") != ""
+	earlyCockOff = os.Getenv("DICEWATCH_NO_EARLYCOCK") != ""
 	if os.Getenv("DICEWATCH_CHECK_LOG") != "" {
 		checkTrace = func(d *Detection, ci checkInfo) {
 			fmt.Fprintf(os.Stderr, "CHECK\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%.3f\n", d.CX, d.CY, d.Confidence, ci.sizeRel, ci.pipRel, ci.colSpread, ci.reason, ci.pipOff)
