@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -220,9 +219,9 @@ func TestDaemonKilled(t *testing.T) {
 	}
 	if data, err := os.ReadFile(filepath.Join(state, cursorFile)); err != nil {
 		t.Fatal(err)
-	} else if f := strings.Fields(string(data)); len(f) != 2 {
+	} else if f := strings.Fields(string(data)); len(f) != 3 {
 		t.Fatalf("cursor %q", data)
-	} else if acked, _ := strconv.Atoi(f[0]); acked != crashDecisions {
-		t.Errorf("cursor after clean stop: %d", acked)
+	} else if acked, err := loadCursor(filepath.Join(state, cursorFile), f[1]); err != nil || acked != crashDecisions {
+		t.Errorf("cursor after clean stop: %d (%v), file %q", acked, err, data)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"log/slog"
 	"os"
@@ -448,13 +449,15 @@ func (p *Publisher) saveCursor() {
 	if acked == saved {
 		return
 	}
-	data := fmt.Sprintf("%d %s\n", acked, p.j.Epoch())
+	data := cursorLine(acked, p.j.Epoch())
 	path := filepath.Join(p.cfg.StateDir, cursorFile)
 	err := writeFileAtomic(path, []byte(data))
 	if err != nil {
 		// A full disk has no room for a new file, but the cursor's own
-		// block takes the few bytes again. A write torn by a crash leaves
-		// a cursor loadCursor reads as 0: everything is sent again, which
+		// block takes the few bytes again. A write torn by a crash can
+		// mix the new digits with the old (19999 -> 20000 cut after one
+		// byte reads 29999), which the line's checksum catches:
+		// loadCursor reads it as 0 and everything is sent again, which
 		// consumers de-duplicate by id.
 		_ = os.Remove(path + ".tmp")
 		if ierr := overwriteFile(path, []byte(data)); ierr != nil {
@@ -496,8 +499,17 @@ func overwriteFile(path string, b []byte) error {
 	return errors.Join(err, f.Close())
 }
 
-// loadCursor reads "<seq> <journal epoch>"; a cursor for another journal
-// (or none) is 0.
+// cursorLine is the cursor file's text: "<seq> <journal epoch> <crc>",
+// crc the CRC-32 (IEEE) of "<seq> <journal epoch>" in hex.
+func cursorLine(seq uint64, epoch string) string {
+	body := fmt.Sprintf("%d %s", seq, epoch)
+	return fmt.Sprintf("%s %08x\n", body, crc32.ChecksumIEEE([]byte(body)))
+}
+
+// loadCursor reads the cursor file (cursorLine; a line without the
+// checksum, as written before it, is read too). A cursor for another
+// journal, a damaged one (the checksum does not match: a write torn by a
+// crash) or none is 0: everything is sent again rather than skipped.
 func loadCursor(path, epoch string) (uint64, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -507,7 +519,15 @@ func loadCursor(path, epoch string) (uint64, error) {
 		return 0, fmt.Errorf("mqtt: cursor: %w", err)
 	}
 	f := strings.Fields(string(b))
-	if len(f) != 2 || f[1] != epoch {
+	switch {
+	case len(f) == 3:
+		if fmt.Sprintf("%08x", crc32.ChecksumIEEE([]byte(f[0]+" "+f[1]))) != f[2] {
+			return 0, nil
+		}
+	case len(f) != 2:
+		return 0, nil
+	}
+	if f[1] != epoch {
 		return 0, nil
 	}
 	n, err := strconv.ParseUint(f[0], 10, 64)
