@@ -32,7 +32,7 @@ import (
 // (minValueFlatness); DICEWATCH_NO_CENTREOFF only the cut of a 3 whose
 // middle pip's colour is off its corner pips' (maxCentreOff);
 // DICEWATCH_NO_PARTCAP only the uncalibrated cap, under the rules'
-// confidence, of a 1, 2 or 3 likely read on part of a face (partCap).
+// confidence, of a 1, 2 or 3 likely read on part of a face (partCap);
 // DICEWATCH_NO_HALFSPLIT only the cut of a 1 read on a face rectangle
 // whose halves differ in brightness (maxOneSplit); DICEWATCH_NO_EARLYCOCK
 // only the later looks' reads of dice the cocked nets call flat against
