@@ -253,7 +253,7 @@ func (t *Tracker) Frame(o Observation) []rules.Throw {
 				t.open(moved)
 				t.cur.Left = left
 			} else {
-				t.cur.Left = append(t.cur.Left, t.cutLeft...)
+				t.keepCut()
 			}
 			t.cutAt, t.cutLeft = 0, nil
 			t.rest(o)
@@ -294,10 +294,7 @@ func (t *Tracker) Tick(nowMS int64) []rules.Throw {
 			t.restAt = end
 			t.phase = closing
 			// No at-rest frame: whatever was not read is missing.
-			// A throw cut by an outage and still waiting to be told
-			// from the next keeps the exits seen since (see CutMS).
-			t.cur.Left = append(t.cur.Left, t.cutLeft...)
-			t.cutAt, t.cutLeft = 0, nil
+			t.keepCut()
 		}
 	}
 	if t.phase == closing && nowMS >= t.restAt+t.cfg.GraceMS {
@@ -386,6 +383,13 @@ func (t *Tracker) rest(o Observation) {
 	t.cur.Dice = append([]rules.Die(nil), o.Dice...)
 	t.restAt = o.AtMS
 	t.phase = closing
+}
+
+// keepCut ends the wait of a throw cut by an outage (see CutMS) with no
+// next throw told from it: the exits seen since are its own.
+func (t *Tracker) keepCut() {
+	t.cur.Left = append(t.cur.Left, t.cutLeft...)
+	t.cutAt, t.cutLeft = 0, nil
 }
 
 func (t *Tracker) finish() rules.Throw {
