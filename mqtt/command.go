@@ -1,7 +1,6 @@
 package mqtt
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/ed25519"
 	"encoding/base64"
@@ -322,57 +321,87 @@ func clip(s string) string {
 // NonceStore remembers (key id, nonce) pairs until they expire, in memory
 // and in an fsync'd append-only file, so a replay is caught after a
 // restart too.
+//
+// The file keeps nonceReserve bytes allocated past its end (on Linux), so
+// commands go on being recorded while its disk is full. A line the disk
+// cuts short is cut off again, and the command refused: a nonce is
+// never taken as recorded unless it is on disk.
 type NonceStore struct {
 	mu        sync.Mutex
 	compactAt int // entries that trigger dropping expired ones (default 4096)
 	path      string
 	f         *os.File
+	size      int64 // bytes of whole lines in f
 	seen      map[string]time.Time
 }
 
+// nonceReserve is the room the nonce file keeps allocated past its end:
+// some 700 commands at about 90 bytes a line.
+const nonceReserve = 64 << 10
+
 // OpenNonceStore loads the store in dir (file "nonces"), dropping entries
-// expired at now (none if now is zero) and a torn last line.
+// expired at now (none if now is zero) and anything after the last whole
+// line (a tail torn or zero-filled by a power cut). It rewrites the file
+// with the live entries; where that fails (a full disk: the rewrite is a
+// new file) it writes on after the old file's last whole line instead.
 func OpenNonceStore(dir string, now time.Time) (*NonceStore, error) {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("mqtt: nonce store: %w", err)
 	}
 	s := &NonceStore{path: filepath.Join(dir, "nonces"), seen: map[string]time.Time{}}
-	if f, err := os.Open(s.path); err == nil {
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			parts := strings.Fields(sc.Text())
-			if len(parts) != 3 {
-				continue
-			}
-			exp, err := strconv.ParseInt(parts[0], 10, 64)
-			if err != nil {
-				continue
-			}
-			t := time.Unix(0, exp)
-			if now.IsZero() || t.After(now) {
-				s.seen[parts[1]+" "+parts[2]] = t
-			}
-		}
-		f.Close()
-	} else if !errors.Is(err, os.ErrNotExist) {
+	b, err := os.ReadFile(s.path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("mqtt: nonce store: %w", err)
 	}
-	if err := s.rewrite(); err != nil {
-		return nil, fmt.Errorf("mqtt: nonce store: %w", err)
+	var whole int64 // end of the last line that loaded
+	for off := 0; off < len(b); {
+		n := bytes.IndexByte(b[off:], '\n')
+		if n < 0 {
+			break // a last line without its end: torn
+		}
+		line := string(b[off : off+n])
+		off += n + 1
+		parts := strings.Fields(line)
+		if len(parts) != 3 {
+			continue
+		}
+		exp, err := strconv.ParseInt(parts[0], 10, 64)
+		if err != nil {
+			continue
+		}
+		whole = int64(off)
+		t := time.Unix(0, exp)
+		if now.IsZero() || t.After(now) {
+			s.seen[parts[1]+" "+parts[2]] = t
+		}
+	}
+	if rerr := s.rewrite(); rerr != nil {
+		// Append to the old file, cut after its last whole line: cutting
+		// needs no room.
+		f, err := os.OpenFile(s.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
+		if err != nil {
+			return nil, fmt.Errorf("mqtt: nonce store: %w (rewrite: %w)", err, rerr)
+		}
+		if err := f.Truncate(whole); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("mqtt: nonce store: %w (rewrite: %w)", err, rerr)
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("mqtt: nonce store: %w (rewrite: %w)", err, rerr)
+		}
+		s.f, s.size = f, whole
+		reserveSpace(f, whole, nonceReserve)
 	}
 	return s, nil
 }
 
 // rewrite replaces the file with the live entries and reopens it for
-// appending.
+// appending. On failure the old file, if any, stays open.
 func (s *NonceStore) rewrite() error {
 	var buf bytes.Buffer
 	for k, t := range s.seen {
 		fmt.Fprintf(&buf, "%d %s\n", t.UnixNano(), k)
-	}
-	if s.f != nil {
-		s.f.Close()
-		s.f = nil
 	}
 	if err := writeFileAtomic(s.path, buf.Bytes()); err != nil {
 		return err
@@ -381,12 +410,18 @@ func (s *NonceStore) rewrite() error {
 	if err != nil {
 		return err
 	}
-	s.f = f
+	if s.f != nil {
+		s.f.Close()
+	}
+	s.f, s.size = f, int64(buf.Len())
+	reserveSpace(f, s.size, nonceReserve)
 	return nil
 }
 
 // Add records a nonce until expires. It reports false if the pair was
-// already recorded and has not expired.
+// already recorded and has not expired. An error means the nonce could
+// not be recorded durably (nothing of it is left in the file), so the
+// command must be refused.
 func (s *NonceStore) Add(keyID, nonce string, expires, now time.Time) (bool, error) {
 	k := keyID + " " + nonce
 	s.mu.Lock()
@@ -394,22 +429,35 @@ func (s *NonceStore) Add(keyID, nonce string, expires, now time.Time) (bool, err
 	if t, ok := s.seen[k]; ok && t.After(now) {
 		return false, nil
 	}
-	if _, err := fmt.Fprintf(s.f, "%d %s\n", expires.UnixNano(), k); err != nil {
+	if s.f == nil {
+		return false, errors.New("mqtt: nonce store closed")
+	}
+	line := fmt.Sprintf("%d %s\n", expires.UnixNano(), k)
+	if _, err := s.f.WriteString(line); err != nil {
+		// Cut off what part of the line was written, so the next line
+		// does not run into it.
+		if terr := s.f.Truncate(s.size); terr != nil {
+			return false, fmt.Errorf("%w (cutting the partial line: %w)", err, terr)
+		}
 		return false, err
 	}
 	if err := s.f.Sync(); err != nil {
+		_ = s.f.Truncate(s.size)
 		return false, err
 	}
+	s.size += int64(len(line))
 	s.seen[k] = expires
+	reserveSpace(s.f, s.size, nonceReserve)
 	if len(s.seen) > s.limit() {
 		for kk, t := range s.seen {
 			if !t.After(now) {
 				delete(s.seen, kk)
 			}
 		}
-		if err := s.rewrite(); err != nil {
-			return true, err
-		}
+		// A compaction that fails (a full disk) leaves the old file in
+		// use; the nonce is recorded either way. It is tried again at
+		// the next command.
+		_ = s.rewrite()
 	}
 	return true, nil
 }
@@ -432,18 +480,24 @@ func writeFileAtomic(path string, b []byte) error {
 	if err != nil {
 		return err
 	}
+	// On failure the temporary file goes: on a full disk it holds the
+	// room it took.
 	if _, err := f.Write(b); err != nil {
 		f.Close()
+		os.Remove(tmp)
 		return err
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
+		os.Remove(tmp)
 		return err
 	}
 	if err := f.Close(); err != nil {
+		os.Remove(tmp)
 		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
 		return err
 	}
 	d, err := os.Open(filepath.Dir(path))

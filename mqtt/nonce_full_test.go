@@ -1,0 +1,198 @@
+package mqtt
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/dicewatch/dicewatch/journal/journaltest"
+)
+
+// nonceKeys lists the pairs a reopened store holds.
+func nonceKeys(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	s, err := OpenNonceStore(dir, time.Time{})
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer s.Close()
+	got := map[string]bool{}
+	for k := range s.seen {
+		got[k] = true
+	}
+	return got
+}
+
+// TestNonceStoreFullDisk: with the state folder's disk full (a real
+// tmpfs), commands still record their nonces durably (in the space the
+// store keeps in reserve), a replay is still refused, and a reopened store
+// has every nonce. Before, the first command on a full disk was rejected
+// ("internal": the nonce could not be written), a line cut short by the
+// full disk ran into the next one (that nonce forgotten at a restart), and
+// a failed compaction left the store without a file, rejecting every
+// later command even once the disk had room again.
+func TestNonceStoreFullDisk(t *testing.T) {
+	dir := journaltest.SmallDisk(t, "256k")
+	now := time.Unix(1_800_000_000, 0)
+	s, err := OpenNonceStore(dir, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.compactAt = 50 // compaction (a new file) is tried on the full disk too
+	if err := journaltest.Fill(filepath.Join(dir, "filler")); err != nil {
+		t.Fatal(err)
+	}
+	const n = 300
+	for i := range n {
+		fresh, err := s.Add("box-1", fmt.Sprintf("nonce%030d", i), now.Add(time.Hour), now)
+		if err != nil || !fresh {
+			t.Fatalf("nonce %d on a full disk: fresh %v, err %v", i, fresh, err)
+		}
+	}
+	if fresh, err := s.Add("box-1", fmt.Sprintf("nonce%030d", 7), now.Add(time.Hour), now); fresh || err != nil {
+		t.Errorf("replay on a full disk: fresh %v, err %v", fresh, err)
+	}
+	got := nonceKeys(t, dir)
+	for i := range n {
+		if k := "box-1 " + fmt.Sprintf("nonce%030d", i); !got[k] {
+			t.Errorf("nonce %d not in the reopened store", i)
+		}
+	}
+	if len(got) != n {
+		t.Errorf("reopened store holds %d pairs, want %d", len(got), n)
+	}
+	// Once the disk has room again, compaction and commands go on.
+	if err := os.Remove(filepath.Join(dir, "filler")); err != nil {
+		t.Fatal(err)
+	}
+	if fresh, err := s.Add("box-1", "after-the-disk-freed-0001", now.Add(time.Hour), now); !fresh || err != nil {
+		t.Errorf("after the disk freed: fresh %v, err %v", fresh, err)
+	}
+}
+
+// TestNonceStoreReserveExhausted: past its reserve a nonce cannot be kept
+// durably, so the command is refused (an error, so "internal"), and the
+// line the full disk cut short is cut off: the next nonce written once
+// there is room is not run into it.
+func TestNonceStoreReserveExhausted(t *testing.T) {
+	dir := journaltest.SmallDisk(t, "256k")
+	now := time.Unix(1_800_000_000, 0)
+	s, err := OpenNonceStore(dir, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := journaltest.Fill(filepath.Join(dir, "filler")); err != nil {
+		t.Fatal(err)
+	}
+	var refused int
+	for i := 0; i < 20000 && refused == 0; i++ {
+		fresh, err := s.Add("box-1", fmt.Sprintf("nonce%030d", i), now.Add(time.Hour), now)
+		if err != nil {
+			refused = i
+			if fresh {
+				t.Errorf("nonce %d not kept but reported fresh", i)
+			}
+		}
+	}
+	if refused == 0 {
+		t.Fatal("20000 nonces kept on a full 256k disk")
+	}
+	t.Logf("%d nonces kept on the full disk before one was refused", refused)
+	if fresh, err := s.Add("box-1", fmt.Sprintf("nonce%030d", refused), now.Add(time.Hour), now); err == nil || fresh {
+		t.Errorf("the refused nonce again: fresh %v, err %v (want refused again: it was never kept)", fresh, err)
+	}
+	if err := os.Remove(filepath.Join(dir, "filler")); err != nil {
+		t.Fatal(err)
+	}
+	if fresh, err := s.Add("box-1", "after-the-disk-freed-0001", now.Add(time.Hour), now); !fresh || err != nil {
+		t.Fatalf("after the disk freed: fresh %v, err %v", fresh, err)
+	}
+	got := nonceKeys(t, dir)
+	if len(got) != refused+1 || !got["box-1 after-the-disk-freed-0001"] {
+		t.Errorf("reopened store holds %d pairs (want %d), the one after the disk freed: %v", len(got), refused+1, got["box-1 after-the-disk-freed-0001"])
+	}
+}
+
+// TestNonceStoreOpenOnFullDisk: a daemon restarted with the state folder's
+// disk full starts: the store cannot rewrite its file (a new file), so it
+// appends to the old one, cut after its last whole line. Before, the
+// start failed ("mqtt: nonce store: ... no space left on device").
+func TestNonceStoreOpenOnFullDisk(t *testing.T) {
+	dir := journaltest.SmallDisk(t, "256k")
+	now := time.Unix(1_800_000_000, 0)
+	s, err := OpenNonceStore(dir, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if _, err := s.Add("box-1", fmt.Sprintf("nonce%030d", i), now.Add(time.Hour), now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	// A torn line, as a crash leaves it.
+	f, err := os.OpenFile(filepath.Join(dir, "nonces"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("1800003600000000000 box-1 nonce-torn"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := journaltest.Fill(filepath.Join(dir, "filler")); err != nil {
+		t.Fatal(err)
+	}
+	s, err = OpenNonceStore(dir, now)
+	if err != nil {
+		t.Fatalf("open on a full disk: %v", err)
+	}
+	if fresh, err := s.Add("box-1", "after-the-restart-0001", now.Add(time.Hour), now); !fresh || err != nil {
+		t.Errorf("after a restart on a full disk: fresh %v, err %v", fresh, err)
+	}
+	if fresh, _ := s.Add("box-1", fmt.Sprintf("nonce%030d", 3), now.Add(time.Hour), now); fresh {
+		t.Error("a nonce from before the restart accepted again")
+	}
+	s.Close()
+	got := nonceKeys(t, dir)
+	if len(got) != 6 || !got["box-1 after-the-restart-0001"] {
+		t.Errorf("reopened store: %d pairs, want 6 with the one after the restart: %v", len(got), got)
+	}
+}
+
+// TestNonceStoreTornTail: a power cut can leave the file's tail cut short
+// or filled with zeros; the whole lines before it load, and the store
+// writes on after them.
+func TestNonceStoreTornTail(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	good := fmt.Sprintf("%d box-1 nonce-aaaaaaaaaaaaaaaa\n%d box-1 nonce-bbbbbbbbbbbbbbbb\n", now.Add(time.Hour).UnixNano(), now.Add(time.Hour).UnixNano())
+	for _, c := range []struct{ name, tail string }{
+		{"cut short", "18000036"},
+		{"zero-filled", string(make([]byte, 4096))},
+		{"zeros then cut", string(make([]byte, 100)) + "1800003600000000000 box"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "nonces"), []byte(good+c.tail), 0o640); err != nil {
+				t.Fatal(err)
+			}
+			s, err := OpenNonceStore(dir, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fresh, err := s.Add("box-1", "nonce-cccccccccccccccc", now.Add(time.Hour), now); !fresh || err != nil {
+				t.Fatalf("add: %v %v", fresh, err)
+			}
+			s.Close()
+			got := nonceKeys(t, dir)
+			for _, k := range []string{"aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb", "cccccccccccccccc"} {
+				if !got["box-1 nonce-"+k] {
+					t.Errorf("nonce-%s lost: %v", k, got)
+				}
+			}
+		})
+	}
+}
