@@ -195,7 +195,9 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		tbl.clips = clips
 	}
 	tbl.setCalibrationHash(cal.Hash())
-	if cfg.Journal.HoldDir != "" {
+	if cfg.Journal.HoldDir == "" {
+		log.Warn("journal.hold_dir is not set: records the journal refuses while its disk is full are held in memory only, and a stop or restart before it takes them again loses them (they are then written to this log, never published); set journal.hold_dir to a folder on another disk")
+	} else {
 		// Records held while the journal's disk is full are kept in a
 		// file there too; those a restart left held are held again now,
 		// to be journalled first.
@@ -203,6 +205,7 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		q.file = newHoldFile(cfg.Journal.HoldDir, func() (string, uint64) { return j.Epoch(), j.LastSeq() })
 		q.fileFailed = func(err error) {
 			log.Error("held records not kept in the hold file: a restart before the journal takes them loses them", "err", err)
+			health.Fault(ops.ComponentJournal, clip400("records held in memory only (the hold file failed: "+err.Error()+"): a restart loses them"))
 		}
 		n, err := q.restore(j)
 		if err != nil {
@@ -212,6 +215,17 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 			log.Warn("records held before the restart are held again, journalled once the journal takes records", "held", n)
 		}
 	}
+	q := tbl.queue()
+	m.Registry.GaugeFunc("dicewatch_journal_held_records",
+		"Records held because the journal refuses them (a full disk), to be journalled in order once it takes them.", func() float64 {
+			n, _ := q.heldCounts()
+			return float64(n)
+		})
+	m.Registry.GaugeFunc("dicewatch_journal_held_memory_only_records",
+		"Held records no hold file keeps (no journal.hold_dir, or its disk full too): a stop or restart loses them.", func() float64 {
+			_, n := q.heldCounts()
+			return float64(n)
+		})
 	if err := tbl.restoreState(j); err != nil {
 		log.Warn("game state not restored from the journal; starting a new come-out", "err", err)
 	}
@@ -316,12 +330,7 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		return tableLoop(gctx, tbl, visionEvents, visionDone, sensorEvents, replay, rec, staff)
 	})
 	err = g.Wait()
-	if n, kept := tbl.queue().heldAtStop(); n > 0 && kept {
-		log.Warn("stopping with records held that the journal never took: kept in the hold file, journalled on the next start", "held", n)
-	} else if n > 0 {
-		// The journal never took them again before the daemon stopped.
-		log.Error("stopping with records held that the journal never took: lost, not published", "held", n)
-	}
+	stopHeld(tbl, log)
 	if errors.Is(err, errEOF) {
 		err = nil
 		// Every decision is journalled; give the publisher time to deliver
@@ -339,6 +348,33 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 }
 
 var errEOF = errors.New("end of recording")
+
+// stopHeld, once the table loop has stopped, tries the journal once more
+// for the records still held, and says what becomes of those it does not
+// take: kept in the hold file for the next start, or lost. A lost record
+// is written whole to the log (a snapshot without its JPEG), the only
+// place left for it: it is never published.
+func stopHeld(tbl *table, log *slog.Logger) {
+	q := tbl.queue()
+	if n, _ := q.heldCounts(); n == 0 {
+		return
+	}
+	if err := tbl.retryHeld(true); err != nil {
+		log.Error("journalling the held records at the stop", "err", err)
+	}
+	n, memOnly := q.heldCounts()
+	switch {
+	case n == 0:
+		log.Info("the journal took the held records at the stop")
+	case memOnly == 0:
+		log.Warn("stopping with records held that the journal never took: kept in the hold file, journalled on the next start", "held", n)
+	default:
+		log.Error("stopping with records held that the journal never took and no hold file keeps: lost, never published; each follows in this log", "held", n, "memory_only", memOnly)
+		for _, h := range q.memoryOnly() {
+			log.Error("lost held record", "kind", h.Kind, "what", h.What, "ts", h.TS.UTC().Format(time.RFC3339Nano), "body", h.Body)
+		}
+	}
+}
 
 // openEvidence sets up the clip ring (nil, nil with clips off): the
 // recorder, and the tap that feeds it reduced, JPEG-encoded frames. Write

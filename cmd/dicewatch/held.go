@@ -39,6 +39,8 @@ type heldRecord struct {
 	// a snapshot, is what it is made from (both for the hold file).
 	ref  *recRef
 	snap *snapData
+	// kept: the hold file has it, so a restart does not lose it.
+	kept bool
 }
 
 // holdQueue puts records in the journal in the order they are made. A
@@ -151,12 +153,45 @@ func (q *holdQueue) heldCount() int {
 	return len(q.held)
 }
 
-// heldAtStop is the number of records held, and whether the hold file
-// keeps every one of them.
-func (q *holdQueue) heldAtStop() (int, bool) {
+// heldCounts are the records held, and those of them no hold file keeps
+// (in memory only: a restart loses them).
+func (q *holdQueue) heldCounts() (held, memoryOnly int) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return len(q.held), q.file != nil && q.file.err == nil
+	for i := range q.held {
+		if !q.held[i].kept {
+			memoryOnly++
+		}
+	}
+	return len(q.held), memoryOnly
+}
+
+// heldLine is a held record as the log shows it when the daemon stops
+// with it in memory only.
+type heldLine struct {
+	Kind, What string
+	TS         time.Time
+	Body       string // its JSON; empty for a snapshot (a JPEG)
+}
+
+// memoryOnly lists the held records no hold file keeps.
+func (q *holdQueue) memoryOnly() []heldLine {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var out []heldLine
+	for _, h := range q.held {
+		if h.kept {
+			continue
+		}
+		l := heldLine{Kind: h.kind, What: h.what, TS: h.ts}
+		if raw, ok := h.body.(json.RawMessage); ok {
+			l.Body = string(raw)
+		} else if h.snap != nil {
+			l.Body = fmt.Sprintf("(a %d-byte JPEG, not logged)", len(h.snap.jpeg))
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // writeLocked appends one record; ok false with no error: it was dropped
@@ -209,8 +244,13 @@ func (q *holdQueue) holdLocked(h heldRecord, err error) error {
 	q.held = append(q.held, h)
 	q.bytes += h.size
 	if q.file != nil {
-		if err := q.file.add(&q.held[len(q.held)-1], q.fault.since); err != nil && q.fileFailed != nil {
-			q.fileFailed(err)
+		h := &q.held[len(q.held)-1]
+		if err := q.file.add(h, q.fault.since); err != nil {
+			if q.fileFailed != nil {
+				q.fileFailed(err)
+			}
+		} else {
+			h.kept = true
 		}
 	}
 	return nil

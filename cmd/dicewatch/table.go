@@ -123,6 +123,13 @@ func (t *table) queue() *holdQueue {
 	if t.hq == nil {
 		q := newHoldQueue(t.j, t.now)
 		q.opened = func(err error) {
+			if q.file == nil {
+				t.log.Error("journal refuses records: holding them in memory only until it takes them again (no journal.hold_dir: a stop or restart before then loses them)", "err", err)
+				if t.health != nil {
+					t.health.Fault(ops.ComponentJournal, clip400("records held in memory only (no journal.hold_dir): a restart loses them; "+err.Error()))
+				}
+				return
+			}
 			t.log.Error("journal refuses records: holding them until it takes them again", "err", err)
 			if t.health != nil {
 				t.health.Fault(ops.ComponentJournal, clip400(err.Error()))
