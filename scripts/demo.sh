@@ -85,8 +85,11 @@ sleep 1
 kill "$WATCH_PID" 2>/dev/null || true
 wait "$WATCH_PID" 2>/dev/null || true
 WATCH_PID=""
-got=$(grep -cE '^(roll|noroll) ' "$OUT/run/watch.log" || true)
-say "$got decisions received over MQTT for $THROWS throws"
+# Lines are "<time> <topic> seq=<n> ...": count the decisions, and the gaps
+# in seq that watch marked (there should be none).
+got=$(grep -cE '^[0-9:.-]+ (roll|noroll) +seq=' "$OUT/run/watch.log" || true)
+gaps=$(grep -c '(GAP' "$OUT/run/watch.log" || true)
+say "$got decisions received over MQTT for $THROWS throws; seq gaps: $gaps"
 
 say "decisions against the generator's ground truth:"
 "$BIN" score --truth "$OUT/truth.jsonl" --journal "$OUT/run/journal"

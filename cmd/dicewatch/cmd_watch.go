@@ -41,6 +41,7 @@ func cmdWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	var mu sync.Mutex
+	seqs := newSeqWatch()
 	decisions := 0
 	done := make(chan struct{})
 	var once sync.Once
@@ -50,7 +51,7 @@ func cmdWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if *raw {
 			fmt.Fprintf(stdout, "%s %s\n", m.Topic(), m.Payload())
 		} else {
-			fmt.Fprintln(stdout, describe(m.Topic(), m.Payload(), m.Retained()))
+			fmt.Fprintln(stdout, describe(m.Topic(), m.Payload(), m.Retained())+seqs.note(m.Payload(), m.Retained()))
 		}
 		if strings.HasSuffix(m.Topic(), "/roll") || strings.HasSuffix(m.Topic(), "/noroll") {
 			decisions++
@@ -65,7 +66,9 @@ func cmdWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		SetAutoReconnect(true).
 		SetOnConnectHandler(func(c paho.Client) {
 			topics := map[string]byte{}
-			for _, t := range []string{"status", "roll", "noroll", "state", "event"} {
+			// Every outbound topic: seq is shared by them, so a gap in
+			// what is printed is a gap in what was received.
+			for _, t := range []string{"status", "roll", "noroll", "state", "event", "snapshot"} {
 				topics[*prefix+t] = 1
 			}
 			tok := c.SubscribeMultiple(topics, handler)
@@ -110,17 +113,40 @@ func describe(topic string, payload []byte, retained bool) string {
 	}
 	kind := lastPart(topic)
 	seq := num(m["seq"])
-	head := fmt.Sprintf("%-7s seq=%-4s", kind, seq)
+	head := fmt.Sprintf("%s %-8s seq=%-4s", clock(m["ts"]), kind, seq)
 	if retained {
 		head += " (retained)"
 	}
 	switch kind {
 	case "roll":
-		return fmt.Sprintf("%s VALID  %v total=%v%s", head, ints(m["values"]), num(m["total"]), extra(m))
+		return fmt.Sprintf("%s VALID   %v total=%v%s", head, ints(m["values"]), num(m["total"]), extra(m))
 	case "noroll":
-		return fmt.Sprintf("%s NO ROLL reasons=%s%s", head, strs(m["reasons"]), extra(m))
+		s := fmt.Sprintf("%s %s reasons=%s", head, strings.ToUpper(strings.ReplaceAll(fmt.Sprint(m["verdict"]), "_", " ")), strs(m["reasons"]))
+		if v, ok := m["values"]; ok {
+			s += " read=" + ints(v)
+		}
+		return s + extra(m)
+	case "snapshot":
+		size := 0
+		if b, ok := m["jpeg"].(string); ok {
+			size = len(b) * 3 / 4 // base64
+		}
+		return fmt.Sprintf("%s picture of decision %v: %dx%d JPEG, %d KB", head, m["decision_id"], int(numF(m["width"])), int(numF(m["height"])), size/1024)
 	case "status":
-		return fmt.Sprintf("%-7s %v version=%v config=%v calibration=%v%s", kind, m["status"], m["version"], m["config_hash"], m["calibration_hash"], map[bool]string{true: " (retained)"}[retained])
+		s := fmt.Sprintf("%s %-8s %v", clock(m["ts"]), kind, m["status"])
+		if r, ok := m["reason"]; ok {
+			s += fmt.Sprintf(" (%v)", r)
+		}
+		if v, ok := m["version"]; ok {
+			s += fmt.Sprintf(" version=%v config=%v calibration=%v", v, m["config_hash"], m["calibration_hash"])
+		}
+		if n, ok := m["last_seq"]; ok {
+			s += " last_seq=" + num(n)
+		}
+		if retained {
+			s += " (retained)"
+		}
+		return s
 	case "state":
 		keys := []string{"phase", "point", "puck", "outcome", "invalid_streak"}
 		var parts []string
@@ -140,7 +166,18 @@ func describe(topic string, payload []byte, retained bool) string {
 			}
 			keys = append(keys, k)
 		}
-		sort.Strings(keys)
+		// What the event is, then what and its state or result, then the rest.
+		first := map[string]int{"event": 1, "what": 2, "state": 3, "command": 4, "result": 5, "reason": 6}
+		sort.Slice(keys, func(a, b int) bool {
+			fa, fb := first[keys[a]], first[keys[b]]
+			switch {
+			case fa != 0 && fb != 0:
+				return fa < fb
+			case fa != 0 || fb != 0:
+				return fa != 0
+			}
+			return keys[a] < keys[b]
+		})
 		for _, k := range keys {
 			parts = append(parts, fmt.Sprintf("%s=%v", k, fmtVal(m[k])))
 		}
@@ -156,7 +193,62 @@ func extra(m map[string]any) string {
 	if t, ok := m["throw"].(float64); ok {
 		s += fmt.Sprintf(" throw=%d", int(t))
 	}
+	if c, ok := m["clip"].(map[string]any); ok {
+		s += fmt.Sprintf(" clip=%v", c["file"])
+	}
 	return s
+}
+
+// clock is a payload's ts as the time of day in UTC with milliseconds
+// (the date is left out; "--:--:--.---" if it is missing or bad).
+func clock(v any) string {
+	s, _ := v.(string)
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return "--:--:--.---"
+	}
+	return t.UTC().Format("15:04:05.000")
+}
+
+func numF(v any) float64 {
+	f, _ := v.(float64)
+	return f
+}
+
+// seqWatch follows each table's seq across the messages printed, as the
+// MQTT contract tells a consumer to: a seq at or below the last is a
+// re-delivery (same id, skip it); one past last+1 is a gap. Retained
+// messages (sent on subscribing, possibly old) are not followed.
+type seqWatch struct{ last map[string]uint64 }
+
+func newSeqWatch() *seqWatch { return &seqWatch{last: map[string]uint64{}} }
+
+// note is what to add to a message's line: "", a re-delivery, or a gap.
+func (w *seqWatch) note(payload []byte, retained bool) string {
+	var m struct {
+		Table string  `json:"table"`
+		Seq   *uint64 `json:"seq"`
+	}
+	if retained || json.Unmarshal(payload, &m) != nil || m.Seq == nil {
+		return ""
+	}
+	last, seen := w.last[m.Table]
+	switch {
+	case !seen:
+		w.last[m.Table] = *m.Seq
+		return ""
+	case *m.Seq <= last:
+		return "  (re-delivery: already seen)"
+	case *m.Seq > last+1:
+		w.last[m.Table] = *m.Seq
+		if *m.Seq == last+2 {
+			return fmt.Sprintf("  (GAP: seq %d not received)", last+1)
+		}
+		return fmt.Sprintf("  (GAP: seq %d..%d not received)", last+1, *m.Seq-1)
+	default:
+		w.last[m.Table] = *m.Seq
+		return ""
+	}
 }
 
 func lastPart(topic string) string {

@@ -84,7 +84,7 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 	} else {
 		p, err := mqtt.NewPublisher(cfg.MQTT, j, mqtt.Birth{
 			Version: version, ConfigHash: cfg.Hash(), CalibrationHash: cal.Hash(),
-		}, log.With("component", "mqtt"))
+		}, log) // the publisher names its component itself
 		if err != nil {
 			return err
 		}
@@ -244,7 +244,7 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 	g, gctx := errgroup.WithContext(ctx)
 	if cfg.HTTP.Listen != "off" {
 		srv := ops.NewServer(ops.ServerConfig{Addr: cfg.HTTP.Listen, Registry: m.Registry, Health: health,
-			Snapshot: snap, Logger: log.With("component", "http")})
+			Snapshot: snap, Logger: log}) // the server names its component (ops) itself
 		g.Go(func() error {
 			if err := srv.Run(gctx); err != nil {
 				// The endpoint is for technicians; the table keeps running without it.
