@@ -94,12 +94,15 @@ func newHoldQueue(j appender, now func() time.Time) *holdQueue {
 // durable) and returns its record, or holds it (written false) while the
 // journal refuses records; last is the seq of the newest record this call
 // wrote, held ones included (0: none), to wait for. An error is one the
-// journal cannot go on from.
+// journal cannot go on from: h is then held all the same (never to be
+// journalled), so that the stop writes it to the log rather than drop it
+// unseen.
 func (q *holdQueue) put(h heldRecord) (rec journal.Record, written bool, last uint64, err error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	last, err = q.flushLocked()
 	if err != nil {
+		_ = q.holdLocked(h, err)
 		return journal.Record{}, false, last, err
 	}
 	if q.fault != nil {
@@ -110,6 +113,7 @@ func (q *holdQueue) put(h heldRecord) (rec journal.Record, written bool, last ui
 	case err != nil && notWritten(err):
 		return journal.Record{}, false, last, q.holdLocked(h, err)
 	case err != nil:
+		_ = q.holdLocked(h, err)
 		return journal.Record{}, false, last, err
 	case !ok:
 		return journal.Record{}, false, last, nil

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/dicewatch/dicewatch/journal"
 	"github.com/dicewatch/dicewatch/journal/journaltest"
 	"github.com/dicewatch/dicewatch/ops"
 	"github.com/dicewatch/dicewatch/rules"
@@ -134,5 +136,40 @@ func TestHeldKeptByHoldFileNotMemoryOnly(t *testing.T) {
 	stopHeld(tbl, slog.New(slog.NewTextHandler(&logs, nil)))
 	if out := logs.String(); !strings.Contains(out, `\"values\":[2,6]`) || strings.Contains(out, `\"values\":[3,4]`) {
 		t.Errorf("the stop should log the second throw's decision (memory only), not the first's (in the hold file):\n%s", out)
+	}
+}
+
+// failedJournal is a journal that failed for good (a failed fdatasync, or
+// a partial record it could not cut off): every append returns the error.
+type failedJournal struct{ fullJournal }
+
+func (f *failedJournal) AppendNoWait(string, time.Time, any) (journal.Record, error) {
+	return journal.Record{}, errors.New("journal: sync: input/output error")
+}
+
+func (f *failedJournal) Append(kind string, ts time.Time, body any) (journal.Record, error) {
+	return f.AppendNoWait(kind, ts, body)
+}
+
+// TestFailedJournalDecisionLogged: a decision the journal refuses because
+// it failed for good stops the table (the error is returned), and the
+// stop writes the decision whole to the log. Before, it was dropped with
+// only the error logged: the values it decided were nowhere.
+func TestFailedJournalDecisionLogged(t *testing.T) {
+	var logs bytes.Buffer
+	health := ops.NewHealth(time.Now, ops.ComponentJournal)
+	tbl := &table{
+		tr: tracker.New(tracker.Config{Game: rules.Craps, DiceThrown: 2}), profile: rules.DefaultProfile(rules.Craps),
+		j: &failedJournal{}, log: slog.New(slog.NewTextHandler(&logs, nil)), now: time.Now, craps: rules.NewCrapsState(),
+		health: health,
+	}
+	die := func(v int) rules.Die { return rules.Die{Value: v, Confidence: 1, Zone: rules.ZoneLayout, Flat: true} }
+	err := tbl.decide(rules.Throw{Game: rules.Craps, DiceThrown: 2, StartMS: 4000, AtRestMS: 5000, Dice: []rules.Die{die(6), die(5)}})
+	if err == nil {
+		t.Fatal("a decision on a failed journal returned no error")
+	}
+	stopHeld(tbl, slog.New(slog.NewTextHandler(&logs, nil)))
+	if out := logs.String(); !strings.Contains(out, `msg="lost held record" kind=roll`) || !strings.Contains(out, `\"values\":[6,5]`) {
+		t.Errorf("the stop's log lacks the decision:\n%s", out)
 	}
 }
