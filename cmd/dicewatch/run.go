@@ -83,6 +83,11 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 1
 		}
 		fmt.Fprintln(stdout, "config OK")
+		if cfg.Journal.HoldDir == "" {
+			// Not an error (tables run without it), but the technician
+			// checking the file should know what it means.
+			fmt.Fprintln(stderr, "note: journal.hold_dir is not set: records the journal refuses while its disk is full are held in memory only, and a restart before it takes them again loses them")
+		}
 		return 0
 	}
 	logger, err := newLogger(cfg.Log, stderr)

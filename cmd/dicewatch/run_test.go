@@ -42,6 +42,9 @@ func TestConfigCheck(t *testing.T) {
 	good := filepath.Join(dir, "good.yaml")
 	os.WriteFile(good, []byte("table: t1\ncamera:\n  source: v4l2:///dev/video0\ncalibration: "+cal+
 		"\njournal:\n  dir: "+dir+"/j\nmqtt:\n  broker: tcp://127.0.0.1:1883\n"), 0o644)
+	held := filepath.Join(dir, "held.yaml")
+	os.WriteFile(held, []byte("table: t1\ncamera:\n  source: v4l2:///dev/video0\ncalibration: "+cal+
+		"\njournal:\n  dir: "+dir+"/j\n  hold_dir: "+dir+"/held\nmqtt:\n  broker: tcp://127.0.0.1:1883\n"), 0o644)
 	missingCal := filepath.Join(dir, "nocal.yaml")
 	os.WriteFile(missingCal, []byte("table: t1\ncamera:\n  source: v4l2:///dev/video0\ncalibration: "+dir+
 		"/none.yaml\njournal:\n  dir: "+dir+"/j\nmqtt:\n  broker: tcp://127.0.0.1:1883\n"), 0o644)
@@ -52,18 +55,20 @@ func TestConfigCheck(t *testing.T) {
 		code     int
 		stdout   string
 		stderrIn []string
+		stderrNo string
 	}{
-		{"good file", []string{"run", "--config", good, "--config.check"}, 0, "config OK\n", nil},
-		{"flag form without run", []string{"--config", good, "--config.check"}, 0, "config OK\n", nil},
+		{"good file", []string{"run", "--config", good, "--config.check"}, 0, "config OK\n", []string{"note: journal.hold_dir is not set"}, ""},
+		{"good file with hold_dir", []string{"run", "--config", held, "--config.check"}, 0, "config OK\n", nil, "hold_dir"},
+		{"flag form without run", []string{"--config", good, "--config.check"}, 0, "config OK\n", nil, ""},
 		{"misspelled key is named with its line", []string{"run", "--config", "../../config/testdata/invalid-misspelled-key.yaml", "--config.check"}, 1, "",
-			[]string{"line 4: camera.fsp: unknown key"}},
+			[]string{"line 4: camera.fsp: unknown key"}, ""},
 		{"every problem is listed", []string{"run", "--config", "../../config/testdata/invalid-out-of-range.yaml", "--config.check"}, 1, "",
-			[]string{"12 problem(s)", "camera.fps", "vision.pip_spread", "log.format"}},
+			[]string{"12 problem(s)", "camera.fps", "vision.pip_spread", "log.format"}, ""},
 		{"missing calibration file", []string{"run", "--config", missingCal, "--config.check"}, 1, "",
-			[]string{"none.yaml"}},
+			[]string{"none.yaml"}, ""},
 		{"missing config file", []string{"run", "--config", dir + "/absent.yaml", "--config.check"}, 1, "",
-			[]string{"absent.yaml"}},
-		{"unknown command", []string{"frobnicate"}, 2, "", []string{`unknown command "frobnicate"`}},
+			[]string{"absent.yaml"}, ""},
+		{"unknown command", []string{"frobnicate"}, 2, "", []string{`unknown command "frobnicate"`}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -74,6 +79,9 @@ func TestConfigCheck(t *testing.T) {
 			}
 			if out.String() != tc.stdout {
 				t.Errorf("stdout %q, want %q", out.String(), tc.stdout)
+			}
+			if tc.stderrNo != "" && strings.Contains(errb.String(), tc.stderrNo) {
+				t.Errorf("stderr has %q:\n%s", tc.stderrNo, errb.String())
 			}
 			for _, s := range tc.stderrIn {
 				if !strings.Contains(errb.String(), s) {
