@@ -183,3 +183,60 @@ func TestStillLean(t *testing.T) {
 	}
 	t.Logf("leans: %v", seen)
 }
+
+// TestCockCrops writes a square crop round each die a list names, for
+// looking at the cocked call's misses and false calls by eye:
+//
+//	DICEWATCH_COCK_CROPS=list.txt DICEWATCH_COCK_CROPS_DIR=/tmp/crops go test -count=1 -run TestCockCrops ./vision/
+//
+// Each line of the list is "seed dx dy edge tag": the still, the die's
+// offset from the picture's centre over its half width and height and
+// its edge in pixels (TestCockDiag's seed, dx, dy and local columns),
+// and a name (no spaces) for the file. tools/cocknet/breakdown.py
+// --crops writes such lists. Each crop spans 3.2 edges, scaled to
+// 128x128, as DIR/NNN_TAG_SEED.png.
+func TestCockCrops(t *testing.T) {
+	list := os.Getenv("DICEWATCH_COCK_CROPS")
+	if list == "" {
+		t.Skip("DICEWATCH_COCK_CROPS not set")
+	}
+	dir := os.Getenv("DICEWATCH_COCK_CROPS_DIR")
+	if dir == "" {
+		t.Fatal("DICEWATCH_COCK_CROPS_DIR not set")
+	}
+	data, err := os.ReadFile(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		var seed int64
+		var dx, dy, edge float64
+		var tag string
+		if n, _ := fmt.Sscan(line, &seed, &dx, &dy, &edge, &tag); n != 5 {
+			continue
+		}
+		img, tr, err := scene.Still(seed, scene.StillOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cx, cy := (dx+1)*float64(tr.Width)/2, (dy+1)*float64(tr.Height)/2
+		h := 1.6 * edge
+		r := image.Rect(int(cx-h), int(cy-h), int(cx+h), int(cy+h)).Intersect(image.Rect(0, 0, img.Cols(), img.Rows()))
+		if r.Empty() {
+			img.Close()
+			continue
+		}
+		sub := img.Region(r)
+		big := gocv.NewMat()
+		gocv.Resize(sub, &big, image.Pt(128, 128), 0, 0, gocv.InterpolationLinear)
+		if !gocv.IMWrite(fmt.Sprintf("%s/%03d_%s_%d.png", dir, k, tag, seed), big) {
+			t.Errorf("could not write crop %d", k)
+		}
+		big.Close()
+		sub.Close()
+		img.Close()
+		k++
+	}
+	t.Logf("wrote %d crops to %s", k, dir)
+}
