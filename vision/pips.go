@@ -86,6 +86,7 @@ type faceScratch struct {
 	silD          []int32 // silhouette's colour distances from the floor
 	silL          []bool  // silhouette's outline (then inside) pixels
 	silP          [][2]float64
+	silH          [][2]float64 // silP's hull boundary
 	silEdge       float64
 	// clF and clA are pipClusterMap's colour features and clusters of
 	// every other inner pixel each way.
