@@ -768,7 +768,51 @@ func rectOf(pts []image.Point) candidate {
 	// its leftmost and rightmost pixels. Only those are projected.
 	var buf [2 * rectRows][2]float64
 	ext := rowExtremes(pts, buf[:0])
+	if len(ext) <= 2*rectRows {
+		// Row by row, in order: only the hull's boundary can hold a
+		// projection's extreme (see hullBoundary).
+		var hb [64][2]float64
+		ext = hullBoundary(ext, hb[:0])
+	}
 	return minRect(ext, 2, rectOfCos[:], rectOfSin[:])
+}
+
+// hullBoundary appends to out the points of pts (sorted by y, then x) on
+// the boundary of their convex hull, those along its edges included (the
+// two chains of Andrew's monotone chain, a point dropped only on a strict
+// turn; the half-pixel coordinates' cross products are exact). minRect
+// on them is minRect on pts, to the bit: a projection's largest computed
+// value over pts is that of a point on the boundary, since a point
+// inside the hull falls short of the boundary's extreme by far more than
+// rounding (at the turns minRect takes, whole or even degrees, an
+// integer step a*cos + b*sin between pixels is either an exact tie,
+// at 0 and 45 degrees, along an edge kept here, or at least about 1e-6
+// for steps within a frame; TestHullMargins), and ties on the boundary
+// give the same value.
+func hullBoundary(pts [][2]float64, out [][2]float64) [][2]float64 {
+	if len(pts) < 3 {
+		return append(out, pts...)
+	}
+	// cross is the turn o->a->b with y as the first coordinate.
+	cross := func(o, a, b [2]float64) float64 {
+		return (a[1]-o[1])*(b[0]-o[0]) - (a[0]-o[0])*(b[1]-o[1])
+	}
+	start := len(out)
+	for _, p := range pts {
+		for len(out)-start >= 2 && cross(out[len(out)-2], out[len(out)-1], p) < 0 {
+			out = out[:len(out)-1]
+		}
+		out = append(out, p)
+	}
+	start = len(out)
+	for i := len(pts) - 1; i >= 0; i-- {
+		p := pts[i]
+		for len(out)-start >= 2 && cross(out[len(out)-2], out[len(out)-1], p) < 0 {
+			out = out[:len(out)-1]
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // minRect is the minimum-area rectangle, over turns of step degrees from

@@ -86,6 +86,7 @@ type faceScratch struct {
 	silD          []int32 // silhouette's colour distances from the floor
 	silL          []bool  // silhouette's outline (then inside) pixels
 	silP          [][2]float64
+	silH          [][2]float64 // silP's hull boundary
 	silEdge       float64
 	// clF and clA are pipClusterMap's colour features and clusters of
 	// every other inner pixel each way.
@@ -1244,10 +1245,9 @@ func (s *faceScratch) blobs() (centres [][2]float64, junk bool) {
 		}
 	}
 	thr := max(0.4*peak, pipMinContrast)
-	for i := range s.bin {
-		s.bin[i] = false
-		s.lab[i] = 0
-	}
+	// Two clears, each a memory clear (one loop over both is not).
+	clear(s.bin[:])
+	clear(s.lab[:])
 	if s.localThr {
 		s.localBin(peak)
 		return s.components()

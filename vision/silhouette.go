@@ -127,7 +127,11 @@ func (s *faceScratch) silhouette(fr bgrImage, c candidate) (candidate, bool) {
 		}
 	}
 	// The tightest rectangle, turn by turn (one degree).
-	best := minRect(pts, 1, silCos[:], silSin[:])
+	// Only the hull's boundary can hold a projection's extreme (the
+	// points are in row order; see hullBoundary).
+	hull := hullBoundary(pts, s.silH[:0])
+	s.silH = hull[:0]
+	best := minRect(hull, 1, silCos[:], silSin[:])
 	// The outline with its holes (pips the floor's colour) filled: the
 	// pixels the floor does not reach from the region's border. A die
 	// seen from above fills its rectangle but for rounded corners; an

@@ -56,3 +56,6 @@ func areaRow2(sf, tf *float32, tab *areaEntry, cells *areaCell, ncells int, hs, 
 
 //go:noescape
 func areaRow4(f *[4]*float32, tab *areaEntry, cells *areaCell, ncells int, h *[4]*float32)
+
+//go:noescape
+func conv9(o, src *float32, p int, w *float32, groups int)

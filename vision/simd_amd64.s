@@ -598,3 +598,60 @@ area4store:
 	JNZ area4cell
 	VZEROUPPER
 	RET
+
+// func conv9(o, src *float32, p int, w *float32, groups int)
+//
+// conv3's nine taps of one input plane for groups*8 outputs, eight at a
+// time: o[i] += w[t] * src[i + off(t)] for t = 0..8 in order, off(t) being
+// (t/3)*p + t%3, each tap a multiply then an add (no fused multiply-add),
+// so each output rounds as the scalar loop's nine passes do.
+TEXT ·conv9(SB), NOSPLIT, $0-40
+	MOVQ o+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ p+16(FP), BX
+	MOVQ w+24(FP), DX
+	MOVQ groups+32(FP), CX
+	TESTQ CX, CX
+	JLE conv9done
+	SHLQ $2, BX
+	LEAQ (SI)(BX*1), R8
+	LEAQ (R8)(BX*1), R9
+	VBROADCASTSS 0(DX), Y0
+	VBROADCASTSS 4(DX), Y1
+	VBROADCASTSS 8(DX), Y2
+	VBROADCASTSS 12(DX), Y3
+	VBROADCASTSS 16(DX), Y4
+	VBROADCASTSS 20(DX), Y5
+	VBROADCASTSS 24(DX), Y6
+	VBROADCASTSS 28(DX), Y7
+	VBROADCASTSS 32(DX), Y8
+conv9loop:
+	VMOVUPS (DI), Y9
+	VMULPS (SI), Y0, Y10
+	VADDPS Y10, Y9, Y9
+	VMULPS 4(SI), Y1, Y10
+	VADDPS Y10, Y9, Y9
+	VMULPS 8(SI), Y2, Y10
+	VADDPS Y10, Y9, Y9
+	VMULPS (R8), Y3, Y10
+	VADDPS Y10, Y9, Y9
+	VMULPS 4(R8), Y4, Y10
+	VADDPS Y10, Y9, Y9
+	VMULPS 8(R8), Y5, Y10
+	VADDPS Y10, Y9, Y9
+	VMULPS (R9), Y6, Y10
+	VADDPS Y10, Y9, Y9
+	VMULPS 4(R9), Y7, Y10
+	VADDPS Y10, Y9, Y9
+	VMULPS 8(R9), Y8, Y10
+	VADDPS Y10, Y9, Y9
+	VMOVUPS Y9, (DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, R8
+	ADDQ $32, R9
+	DECQ CX
+	JNZ conv9loop
+	VZEROUPPER
+conv9done:
+	RET

@@ -40,3 +40,7 @@ func areaRow2(sf, tf *float32, tab *areaEntry, cells *areaCell, ncells int, hs, 
 func areaRow4(f *[4]*float32, tab *areaEntry, cells *areaCell, ncells int, h *[4]*float32) {
 	panic("vision: areaRow4 without AVX2")
 }
+
+func conv9(o, src *float32, p int, w *float32, groups int) {
+	panic("vision: conv9 without AVX2")
+}
