@@ -102,7 +102,8 @@ func (r *Reader) veto(fr bgrImage, fv faceValue, d *Detection) bool {
 		return false
 	}
 	switch {
-	case fv.value == 1 && vi.peaks-vi.glare >= vetoPeaksOne:
+	case fv.value == 1 && vi.peaks >= vetoPeaksOne && vi.glare < vi.peaks-1:
+		// Not when every peak but the 1's pip is glare (glarePeaks).
 		// Peaks, not blobs: the thresholded blobs drop the weaker pips
 		// beside a strong one.
 		vi.reason = "pips around a 1"
@@ -129,8 +130,12 @@ const (
 )
 
 // glarePeaks counts the peaks pk of the veto's grown patch (sampled, its
-// pip map made) that are not of a 1's paint, so that "pips around a 1"
-// does not count them: glare and the glints of a translucent body. Every
+// pip map made) that are not of a 1's paint: glare and the glints of a
+// translucent body. "Pips around a 1" does not withhold a 1 whose every
+// other peak is such a mark; one mark of the pip's paint beside it is
+// enough for the usual count (generated still 2174, uncalibrated: a box
+// between an ivory 4 and a blue die read 1 on one of the 4's pips, with
+// one more of its pips and the blue die's white pip around it). Every
 // pip of a face is of one paint (see the check's maxColSpread), so a
 // larger face whose centre pip the 1 is shows its other pips in that
 // paint. Without a known die size only (byler_d6: 1s on dark and marbled
