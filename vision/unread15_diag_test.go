@@ -61,6 +61,10 @@ func TestUnreadGates(t *testing.T) {
 				gate = "more blobs"
 			case !fv.sq:
 				gate = "not square"
+			case fv.value > 0 && fv.conf >= r.opts.MinConfidence:
+				// The first look's value was confident enough: the
+				// veto or the check withheld it.
+				gate = firstWithheld(r, fr, fv, d)
 			default:
 				gate = "cues agree, low conf"
 			}
@@ -168,6 +172,28 @@ func TestUnreadGates(t *testing.T) {
 	for _, k := range ks {
 		t.Logf("gate %-24s %3d  net right on rect %d", k, gates[k], netRight[k])
 	}
+}
+
+// firstWithheld names what withheld a first look's value confident
+// enough to be given (fv.conf at least the reader's MinConfidence): the
+// veto's reason, the consistency check's, or "withheld, other" (neither
+// withholds it when asked again after the read: a later rule of the frame
+// took it back). It asks the veto and the check again, on the reader's
+// scratch, after the read.
+func firstWithheld(r *Reader, fr bgrImage, fv faceValue, d Detection) string {
+	vr, cr := "", ""
+	defer func(v func(*Detection, vetoInfo), c func(*Detection, checkInfo)) { vetoTrace, checkTrace = v, c }(vetoTrace, checkTrace)
+	vetoTrace = func(_ *Detection, vi vetoInfo) { vr = vi.reason }
+	checkTrace = func(_ *Detection, ci checkInfo) { cr = ci.reason }
+	nd := d
+	nd.Confidence = fv.conf
+	switch {
+	case r.veto(fr, fv, &nd):
+		return "veto: " + vr
+	case !r.check(fr, fv, &nd):
+		return "check: " + cr
+	}
+	return "withheld, other"
 }
 
 // forUnreadMatched calls fn for each die of a read photo that is matched

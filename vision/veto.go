@@ -59,7 +59,9 @@ type vetoInfo struct {
 	blobs, peaks int
 	lv           int
 	ls           float64
-	reason       string // why the value was withheld ("" when kept)
+	// glare: the peaks around a 1 not counted as pips (glarePeaks).
+	glare  int
+	reason string // why the value was withheld ("" when kept)
 }
 
 // vetoTrace, when set (tests), is called with every accepted value the
@@ -88,7 +90,11 @@ func (r *Reader) veto(fr bgrImage, fv faceValue, d *Detection) bool {
 	b, _ := s.blobs()
 	vi.blobs = len(b)
 	vi.lv, vi.ls, _ = matchLayout(b)
-	vi.peaks = len(s.peaks()) // on the difference of blurs blobs left
+	pk := s.peaks() // on the difference of blurs blobs left
+	vi.peaks = len(pk)
+	if fv.value == 1 && vi.peaks >= vetoPeaksOne && !r.knownSize() && !oneGlareOff {
+		vi.glare = s.glarePeaks(pk)
+	}
 	if fv.value > 2 {
 		// A 3 or a 4 is not withheld for a larger face around it, only
 		// doubted (see doubtCap).
@@ -96,7 +102,8 @@ func (r *Reader) veto(fr bgrImage, fv faceValue, d *Detection) bool {
 		return false
 	}
 	switch {
-	case fv.value == 1 && vi.peaks >= vetoPeaksOne:
+	case fv.value == 1 && vi.peaks >= vetoPeaksOne && vi.glare < vi.peaks-1:
+		// Not when every peak but the 1's pip is glare (glarePeaks).
 		// Peaks, not blobs: the thresholded blobs drop the weaker pips
 		// beside a strong one.
 		vi.reason = "pips around a 1"
@@ -108,6 +115,87 @@ func (r *Reader) veto(fr bgrImage, fv faceValue, d *Detection) bool {
 		vetoTrace(d, vi)
 	}
 	return vi.reason != "" && !vetoOff
+}
+
+// oneGlareOff (tests) counts every peak around a 1, glare too.
+var oneGlareOff bool
+
+// oneGlarePipRel is how near the patch's centre (units of the grown
+// patch's side) the peak must be that glarePeaks takes for a 1's pip;
+// glareGrey the most a glare mark's channels may spread, over its
+// brightest channel.
+const (
+	oneGlarePipRel = 0.12
+	glareGrey      = 0.15
+)
+
+// glarePeaks counts the peaks pk of the veto's grown patch (sampled, its
+// pip map made) that are not of a 1's paint: glare and the glints of a
+// translucent body. "Pips around a 1" does not withhold a 1 whose every
+// other peak is such a mark; one mark of the pip's paint beside it is
+// enough for the usual count (generated still 2174, uncalibrated: a box
+// between an ivory 4 and a blue die read 1 on one of the 4's pips, with
+// one more of its pips and the blue die's white pip around it). Every
+// pip of a face is of one paint (see the check's maxColSpread), so a
+// larger face whose centre pip the 1 is shows its other pips in that
+// paint. Without a known die size only (byler_d6: 1s on dark and marbled
+// bodies whose glints around the pip withheld them). The 1's pip is the
+// peak nearest the centre, within oneGlarePipRel (else none is counted
+// as glare). Another peak is glare when it is lighter than the body, its
+// colour off the pip's by more than maxColSpread of the pip's contrast
+// with the body (the check's measure), and either the pip is darker than
+// the body (a mark of the opposite contrast is not that paint) or the
+// peak is grey (white glare) and the pip is not. Each colour is the mean
+// of the 3x3 patch pixels at the peak, as the check's.
+func (s *faceScratch) glarePeaks(pk [][2]float64) int {
+	col := func(p [2]float64) [3]float64 {
+		px := min(max(int((p[0]+0.5)*faceN), 1), faceN-2)
+		py := min(max(int((p[1]+0.5)*faceN), 1), faceN-2)
+		var c [3]float64
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
+				o := ((py+dy)*faceN + px + dx) * 3
+				for ch := 0; ch < 3; ch++ {
+					c[ch] += s.patch[o+ch] / 9
+				}
+			}
+		}
+		return c
+	}
+	dist := func(a, b [3]float64) float64 {
+		return math.Abs(a[0]-b[0]) + math.Abs(a[1]-b[1]) + math.Abs(a[2]-b[2])
+	}
+	lum := func(a [3]float64) float64 { return a[0] + a[1] + a[2] }
+	grey := func(a [3]float64) bool {
+		hi, lo := max(a[0], a[1], a[2]), min(a[0], a[1], a[2])
+		return hi > 0 && hi-lo <= glareGrey*hi
+	}
+	pi, pd := -1, oneGlarePipRel
+	for i, p := range pk {
+		if d := math.Hypot(p[0], p[1]); d <= pd {
+			pi, pd = i, d
+		}
+	}
+	if pi < 0 {
+		return 0
+	}
+	pip := col(pk[pi])
+	contrast := dist(pip, s.med)
+	if contrast <= 0 {
+		return 0
+	}
+	darkPip := lum(pip) < lum(s.med)
+	n := 0
+	for i, p := range pk {
+		if i == pi {
+			continue
+		}
+		c := col(p)
+		if lum(c) > lum(s.med) && dist(c, pip) > maxColSpread*contrast && (darkPip || grey(c) && !grey(pip)) {
+			n++
+		}
+	}
+	return n
 }
 
 // The consistency check.
