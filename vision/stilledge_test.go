@@ -37,7 +37,9 @@ func TestStillEdgeAtTruth(t *testing.T) {
 		nearSum, nearN    float64
 		farSum, farRatioN float64
 	}
-	newT := func() *tally { return &tally{lo: math.Inf(1), hi: math.Inf(-1), farLo: math.Inf(1), farHi: math.Inf(-1)} }
+	newT := func() *tally {
+		return &tally{lo: math.Inf(1), hi: math.Inf(-1), farLo: math.Inf(1), farHi: math.Inf(-1)}
+	}
 	loc, nom := newT(), newT()
 	for seed := int64(0); seed < int64(n); seed++ {
 		_, tr, err := scene.StillJPEG(seed, scene.StillOptions{})
