@@ -60,15 +60,20 @@ import (
 // Each die falls in one group, the first that applies: stacked (on
 // another die), under-stack, blurred, cocked, clean.
 //
-// Each still is read twice: with ReaderOptions.DiePx set to the scene's
-// nominal die edge (truth.EdgePx, the edge at the middle of the picture),
-// which plays the role of a calibration, and uncalibrated (the reader
-// estimates the die size from the image). The nominal edge is one number
-// for the whole picture: under a tilted camera the real edge varies
-// across it, which a table calibration would follow and this does not
-// (unless DICEWATCH_STILL_EDGE=local). The calibrated read is also given
-// the dice's pip spread (ReaderOptions.PipSpread), part of the dice's
-// design as the edge is.
+// Each still is read twice: calibrated, and uncalibrated (the reader
+// estimates the die size from the image). The calibrated read plays the
+// role of a table calibration: ReaderOptions.DiePx is the scene's nominal
+// die edge (truth.EdgePx, the edge at the middle of the picture) and,
+// since session 18, ReaderOptions.ExpectedEdgePx the edge of a flat die
+// at each place (stillEdgeAt, from the generator's own table-to-picture
+// map), as vision/pipeline.go passes a calibration's. Under a tilted
+// camera the edge varies across the picture (the far side's dice are
+// drawn up to a quarter smaller than the nominal edge, the near side's
+// a fifth larger, at a 35 degree tilt); with
+// DICEWATCH_STILL_EDGE=nominal the read is given the nominal edge only,
+// as before session 18. The calibrated read is also given the dice's pip
+// spread (ReaderOptions.PipSpread), part of the dice's design as the
+// edge is.
 
 // stillMode is one way of reading the stills.
 type stillMode struct {
@@ -520,10 +525,11 @@ func evalStills(t *testing.T, n int) map[string]*stillTally {
 			}
 			r := plain
 			if m.calibrated {
-				// The nominal die edge stands in for a calibration: this
-				// is NewReader(ReaderOptions{DiePx: tr.EdgePx}), with one
-				// reader kept so that its working Mats stay warm for the
-				// timing.
+				// The nominal die edge and the edge at each place stand
+				// in for a calibration: this is NewReader(ReaderOptions{
+				// DiePx: tr.EdgePx, ExpectedEdgePx: stillEdgeAt(tr)}), with
+				// one reader kept so that its working Mats stay warm for
+				// the timing.
 				cal.opts.DiePx = tr.EdgePx
 				if localEdge {
 					cal.opts.ExpectedEdgePx = stillEdgeAt(tr)
@@ -663,10 +669,23 @@ type stillFloor struct {
 // evidence only): calibrated, 6 stacked dice more detected, each past the
 // cut: stacked 16 of 29 -> 22 of 35 (floor 0.54 -> 0.62), truly past the
 // cut 15 of 22 -> 21 of 28 (0.68 -> 0.74), recall 0.4981 (0.48 -> 0.49).
+// Session 18 (stack19: the calibrated read given the edge at each place,
+// stillEdgeAt, as a table calibration gives it, rather than the nominal
+// edge): the calibrated floors are the edge at each place's. Here,
+// nominal -> local: detection recall 269 -> 260 of 536 (floor lowered, on
+// purpose, 0.49 -> 0.48: the lost dice are mostly unread ones in the far
+// part of steeply tilted pictures, where a cluster of dice measured 1.3
+// nominal edges is 1.6 local ones and is dropped as far larger than a
+// die; still 59), clean dice correct 175 -> 171 of 189 (none wrong in
+// either), false cocked 2 -> 3 of 189 (ceiling 0.011 -> 0.016), stacked
+// dice truly past the cut caught 23 of 30 -> 22 of 26 detected (floor
+// 0.74 -> 0.80), stacked 24 of 37 -> 22 of 31 (0.62 -> 0.67), false
+// stacked 13 -> 11 of 189 (ceiling 0.075 -> 0.064). DICEWATCH_STILL_EDGE=
+// nominal reads as before and these floors do not hold for it.
 var stillFloors = map[string]stillFloor{
-	"calibrated": {minRecall: 0.49, minPrecision: 0.54, minValue: 0.88, maxWrong: 0.001,
-		minCocked: 0.29, maxFalseCock: 0.011, minStacked: 0.62, maxConfidentWrong: 0,
-		minBigStacked: 0.74, maxFalseStacked: 0.075, maxPhantomSure: 1},
+	"calibrated": {minRecall: 0.48, minPrecision: 0.54, minValue: 0.88, maxWrong: 0.001,
+		minCocked: 0.29, maxFalseCock: 0.016, minStacked: 0.67, maxConfidentWrong: 0,
+		minBigStacked: 0.80, maxFalseStacked: 0.064, maxPhantomSure: 1},
 	"uncalibrated": {minRecall: 0.43, minPrecision: 0.39, minValue: 0.83, maxWrong: 0.0065,
 		minCocked: 0.29, maxFalseCock: 0.032, minStacked: 0.20, maxConfidentWrong: 0,
 		minBigStacked: 0.22, maxFalseStacked: 0.065, maxPhantomSure: 3},
