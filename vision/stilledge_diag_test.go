@@ -18,6 +18,16 @@ import (
 // confidence, flat call, flatness and size ratio ("-" undetected).
 //
 //	DICEWATCH_EDGEDIFF_DIAG=/tmp/ed.tsv DICEWATCH_STILLS=80 go test -count=1 -run StillEdgeDiffDiag -v ./vision/
+//
+// Session 18, stills 0..1999 (the reader at 7a42053): clean dice given a
+// wrong value at the rules' 0.8 with the edge at each place only (none
+// of them wrong or given with the nominal edge): still 474 (a 6 read 1
+// at 0.85, size ratio 1.28 there), 545 (a 2 read 3, 0.85, at the near
+// edge of a 35 degree tilt, not detected with the nominal edge), 1177 (a
+// 2 read 1, 0.85, size ratio 1.25) and 1718 (a 4 read 6, 0.85, not
+// detected with the nominal edge); with the nominal edge only: still 160
+// (a 4 read 1 at 0.81). Two of the four are 1s read past the stacked cut,
+// which rules.Decide takes as stacked, not as a valid roll.
 func TestStillEdgeDiffDiag(t *testing.T) {
 	f := diagFile(t, "DICEWATCH_EDGEDIFF_DIAG")
 	n := stillCount(t, defaultStills)
