@@ -60,15 +60,20 @@ import (
 // Each die falls in one group, the first that applies: stacked (on
 // another die), under-stack, blurred, cocked, clean.
 //
-// Each still is read twice: with ReaderOptions.DiePx set to the scene's
-// nominal die edge (truth.EdgePx, the edge at the middle of the picture),
-// which plays the role of a calibration, and uncalibrated (the reader
-// estimates the die size from the image). The nominal edge is one number
-// for the whole picture: under a tilted camera the real edge varies
-// across it, which a table calibration would follow and this does not
-// (unless DICEWATCH_STILL_EDGE=local). The calibrated read is also given
-// the dice's pip spread (ReaderOptions.PipSpread), part of the dice's
-// design as the edge is.
+// Each still is read twice: calibrated, and uncalibrated (the reader
+// estimates the die size from the image). The calibrated read plays the
+// role of a table calibration: ReaderOptions.DiePx is the scene's nominal
+// die edge (truth.EdgePx, the edge at the middle of the picture) and,
+// since session 18, ReaderOptions.ExpectedEdgePx the edge of a flat die
+// at each place (stillEdgeAt, from the generator's own table-to-picture
+// map), as vision/pipeline.go passes a calibration's. Under a tilted
+// camera the edge varies across the picture (the far side's dice are
+// drawn up to a quarter smaller than the nominal edge, the near side's
+// a fifth larger, at a 35 degree tilt); with
+// DICEWATCH_STILL_EDGE=nominal the read is given the nominal edge only,
+// as before session 18. The calibrated read is also given the dice's pip
+// spread (ReaderOptions.PipSpread), part of the dice's design as the
+// edge is.
 
 // stillMode is one way of reading the stills.
 type stillMode struct {
@@ -487,10 +492,13 @@ func evalStills(t *testing.T, n int) map[string]*stillTally {
 	defer cal.Close()
 	var genTime time.Duration
 	debug := os.Getenv("DICEWATCH_DEBUG_DIR")
-	// DICEWATCH_STILL_EDGE=local: the calibrated read is given the die
-	// edge at each place (stillEdgeAt), as a table calibration gives it,
-	// rather than the nominal edge for the whole picture.
-	localEdge := os.Getenv("DICEWATCH_STILL_EDGE") == "local"
+	// The calibrated read is given the die edge at each place
+	// (stillEdgeAt, the generator's own table-to-picture map), as a
+	// table calibration gives it: vision/pipeline.go passes the
+	// calibration's edge at each place as ExpectedEdgePx.
+	// DICEWATCH_STILL_EDGE=nominal gives it only the nominal edge for the
+	// whole picture, as before session 18.
+	localEdge := stillLocalEdge(t)
 	// DICEWATCH_STILL_VIEW=tilt: the calibrated read is also given the
 	// camera's tilt off vertical (ReaderOptions.ViewTiltDeg), the pose a
 	// table calibration's camera has; the stills draw every die through
@@ -500,6 +508,9 @@ func evalStills(t *testing.T, n int) map[string]*stillTally {
 	for _, m := range modes {
 		out[m.name] = newStillTally()
 	}
+	// DICEWATCH_STILL_MODE=cal (or plain) reads in that mode only; the
+	// other mode's figures are then empty.
+	only := os.Getenv("DICEWATCH_STILL_MODE")
 	for seed := stillFirst(t); seed < stillFirst(t)+int64(n); seed++ {
 		t0 := time.Now()
 		img, tr, err := scene.Still(seed, scene.StillOptions{})
@@ -509,12 +520,16 @@ func evalStills(t *testing.T, n int) map[string]*stillTally {
 		}
 		coverByStacked(tr.Dice)
 		for _, m := range modes {
+			if (only == "cal" && !m.calibrated) || (only == "plain" && m.calibrated) {
+				continue
+			}
 			r := plain
 			if m.calibrated {
-				// The nominal die edge stands in for a calibration: this
-				// is NewReader(ReaderOptions{DiePx: tr.EdgePx}), with one
-				// reader kept so that its working Mats stay warm for the
-				// timing.
+				// The nominal die edge and the edge at each place stand
+				// in for a calibration: this is NewReader(ReaderOptions{
+				// DiePx: tr.EdgePx, ExpectedEdgePx: stillEdgeAt(tr)}), with
+				// one reader kept so that its working Mats stay warm for
+				// the timing.
 				cal.opts.DiePx = tr.EdgePx
 				if localEdge {
 					cal.opts.ExpectedEdgePx = stillEdgeAt(tr)
@@ -554,6 +569,21 @@ func evalStills(t *testing.T, n int) map[string]*stillTally {
 	}
 	t.Logf("generated %d stills in %.1f s (%.1f ms each)", n, genTime.Seconds(), float64(genTime.Milliseconds())/float64(n))
 	return out
+}
+
+// stillLocalEdge reports whether the calibrated still read is given the
+// die edge at each place (the default) or, with
+// DICEWATCH_STILL_EDGE=nominal, only the nominal edge.
+func stillLocalEdge(t *testing.T) bool {
+	switch v := os.Getenv("DICEWATCH_STILL_EDGE"); v {
+	case "", "local":
+		return true
+	case "nominal":
+		return false
+	default:
+		t.Fatalf("DICEWATCH_STILL_EDGE=%q: want local or nominal", v)
+		return false
+	}
 }
 
 // stillFloor is what a still read mode must keep (regression floor on the
@@ -639,10 +669,24 @@ type stillFloor struct {
 // evidence only): calibrated, 6 stacked dice more detected, each past the
 // cut: stacked 16 of 29 -> 22 of 35 (floor 0.54 -> 0.62), truly past the
 // cut 15 of 22 -> 21 of 28 (0.68 -> 0.74), recall 0.4981 (0.48 -> 0.49).
+// Session 18 (stack19: the calibrated read given the edge at each place,
+// stillEdgeAt, as a table calibration gives it, rather than the nominal
+// edge): the calibrated floors are the edge at each place's. Here,
+// nominal -> local: detection recall 269 -> 260 of 536 (floor lowered, on
+// purpose, 0.49 -> 0.48: the lost dice are mostly unread ones in the far
+// part of steeply tilted pictures; still 59, a 31.6 degree tilt: three
+// dice unread either way, measured 1.27..1.35 nominal edges where the
+// local edge is 0.82 of the nominal, two of them no longer detected;
+// TestStillEdgeDiffDiag lists every change), clean dice correct 175 -> 171 of 189 (none wrong in
+// either), false cocked 2 -> 3 of 189 (ceiling 0.011 -> 0.016), stacked
+// dice truly past the cut caught 23 of 30 -> 22 of 26 detected (floor
+// 0.74 -> 0.80), stacked 24 of 37 -> 22 of 31 (0.62 -> 0.67), false
+// stacked 13 -> 11 of 189 (ceiling 0.075 -> 0.064). DICEWATCH_STILL_EDGE=
+// nominal reads as before and these floors do not hold for it.
 var stillFloors = map[string]stillFloor{
-	"calibrated": {minRecall: 0.49, minPrecision: 0.54, minValue: 0.88, maxWrong: 0.001,
-		minCocked: 0.29, maxFalseCock: 0.011, minStacked: 0.62, maxConfidentWrong: 0,
-		minBigStacked: 0.74, maxFalseStacked: 0.075, maxPhantomSure: 1},
+	"calibrated": {minRecall: 0.48, minPrecision: 0.54, minValue: 0.88, maxWrong: 0.001,
+		minCocked: 0.29, maxFalseCock: 0.016, minStacked: 0.67, maxConfidentWrong: 0,
+		minBigStacked: 0.80, maxFalseStacked: 0.064, maxPhantomSure: 1},
 	"uncalibrated": {minRecall: 0.43, minPrecision: 0.39, minValue: 0.83, maxWrong: 0.0065,
 		minCocked: 0.29, maxFalseCock: 0.032, minStacked: 0.20, maxConfidentWrong: 0,
 		minBigStacked: 0.22, maxFalseStacked: 0.065, maxPhantomSure: 3},
@@ -657,6 +701,9 @@ func TestAccuracyStills(t *testing.T) {
 	t.Logf("%d stills read twice in %.1f s", n, time.Since(t0).Seconds())
 	for _, name := range []string{"calibrated", "uncalibrated"} {
 		st, fl := res[name], stillFloors[name]
+		if st.reads == 0 {
+			continue // DICEWATCH_STILL_MODE left this mode out
+		}
 		t.Logf("%s read of %d stills\n%s", name, n, st.report())
 		tl, val := &st.tl, &st.val
 		if n != defaultStills {
