@@ -37,7 +37,7 @@ const (
 	minFocalShare = 0.08
 	maxFocalShare = 20
 	// viewNoisePx is the reference points' pixel noise the estimate
-	// must stand (viewSure): a marker or chessboard corner is found to
+	// must stand (viewSpread): a marker or chessboard corner is found to
 	// a fraction of a pixel, a point clicked by hand to a pixel or so.
 	viewNoisePx = 1.0
 	// viewCentreShare is the principal point's uncertainty the estimate
@@ -197,7 +197,7 @@ func (c *Calibration) prepareView() {
 	}
 	spread, ok := c.viewSpread(ps, k)
 	if !ok || spread > viewMaxSpreadDeg {
-		v.info.Reason = fmt.Sprintf("the homography does not fix the focal length (estimate %.0f px unsure by %.1f deg under %g px of noise and the principal point %g%% off the centre; a camera near straight down): give camera.focal_px or camera.view_tilt_deg",
+		v.info.Reason = fmt.Sprintf("the homography does not fix the focal length (estimate %.0f px unsure by %.1f deg under %g px of noise and the principal point %g%% off the centre; a camera near straight down, or a wide lens a little off it): give camera.focal_px or camera.view_tilt_deg",
 			ps.fx, spread, viewNoisePx, 100*viewCentreShare)
 		return
 	}
