@@ -56,6 +56,17 @@ type Zone struct {
 type Camera struct {
 	Width  int `yaml:"width"`
 	Height int `yaml:"height"`
+	// FocalPx is the camera's focal length in pixels, when known (the
+	// lens's focal length over the sensor's pixel pitch, or OpenCV's
+	// calibrateCamera). Optional: without it the view of the table is
+	// estimated from the homography (see View). Not with a lens model,
+	// whose fx and fy are the focal length.
+	FocalPx float64 `yaml:"focal_px,omitempty"`
+	// ViewTiltDeg is a measured angle, in degrees, between the camera's
+	// line of sight and the vertical, taken for every image position in
+	// place of the one the homography gives (see View). Optional; 0 is
+	// a camera looking straight down.
+	ViewTiltDeg *float64 `yaml:"view_tilt_deg,omitempty"`
 }
 
 // Die is the die model.
@@ -137,6 +148,7 @@ type Calibration struct {
 
 	inv  [9]float64
 	hash string // cached by Validate
+	view view   // prepared by Validate (see view.go)
 }
 
 // ErrInvalid is wrapped by every validation error.
@@ -232,6 +244,7 @@ func (c *Calibration) Validate() error {
 		return fmt.Errorf("calibration: %w: "+format, append([]any{ErrInvalid}, a...)...)
 	}
 	c.hash = ""
+	c.view = view{}
 	if c.Version != Version {
 		return bad("version: got %d, want %d", c.Version, Version)
 	}
@@ -330,6 +343,10 @@ func (c *Calibration) Validate() error {
 	if math.IsNaN(px) || px < 3 || px > short/4 {
 		return bad("die.edge_mm: a %g mm die would be %.1f px at the image centre (plausible: 3..%.0f px); check die.edge_mm and the homography", c.Die.EdgeMM, px, short/4)
 	}
+	if err := c.checkView(); err != nil {
+		return bad("%v", err)
+	}
+	c.prepareView()
 	c.hash = c.computeHash()
 	return nil
 }

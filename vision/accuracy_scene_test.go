@@ -63,9 +63,26 @@ func TestAccuracyScenes(t *testing.T) {
 	}
 	defer sess.Close()
 	cal := sess.Calibration()
-	r := NewReader(ReaderOptions{ExpectedEdgePx: func(x, y float64) float64 {
+	opts := ReaderOptions{ExpectedEdgePx: func(x, y float64) float64 {
 		return cal.DiePx(calibration.Point{X: x, Y: y})
-	}})
+	}}
+	// DICEWATCH_SCENE_VIEW gives the still-photo reader a view of the
+	// table (ReaderOptions.ViewTiltDeg): "cal" the session calibration's,
+	// as the daemon's reader takes it (its keystone homography is no
+	// pinhole's, so the view is not known: NaN), "straight" 0 everywhere
+	// (the renderer draws the dice seen straight down, keystone or not).
+	// The at-rest reader (restTally) has no cocked nets and takes none.
+	switch v := os.Getenv("DICEWATCH_SCENE_VIEW"); v {
+	case "":
+	case "cal":
+		opts.ViewTiltDeg = func(x, y float64) float64 { return cal.ViewTiltDeg(calibration.Point{X: x, Y: y}) }
+	case "straight":
+		opts.ViewTiltDeg = func(x, y float64) float64 { return 0 }
+	default:
+		t.Fatalf("DICEWATCH_SCENE_VIEW=%q: want cal or straight", v)
+	}
+	t.Logf("view: %s; given to the still-photo reader: %q", cal.View(), os.Getenv("DICEWATCH_SCENE_VIEW"))
+	r := NewReader(opts)
 	defer r.Close()
 	frame, bg := gocv.NewMat(), gocv.NewMat()
 	defer frame.Close()

@@ -1,6 +1,9 @@
 package vision
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // TestFootAside checks footAside's conditions: it needs a known view,
 // under straightView, a footprint recorded for the face's present
@@ -17,6 +20,7 @@ func TestFootAside(t *testing.T) {
 		want bool
 	}{
 		{"no view", nil, d, false},
+		{"not known here", func(x, y float64) float64 { return math.NaN() }, d, false},
 		{"straight", straight, d, true},
 		{"leaning", leaning, d, false},
 		{"moved since", straight, func() Detection { e := d; e.CX = 101; return e }(), false},
@@ -37,6 +41,12 @@ func TestCockCutAt(t *testing.T) {
 	r := &Reader{}
 	if c := r.cockCut(Detection{}); c != cockNotFlat {
 		t.Errorf("no view: cut %v, want %v", c, cockNotFlat)
+	}
+	// A calibration that does not fix the view gives NaN (see
+	// calibration.ViewTiltDeg): the same cut as no view.
+	r.opts.ViewTiltDeg = func(x, y float64) float64 { return math.NaN() }
+	if c := r.cockCut(Detection{}); c != cockNotFlat {
+		t.Errorf("view not known here: cut %v, want %v", c, cockNotFlat)
 	}
 	prev := 0.0
 	for tilt := 0.0; tilt <= 45; tilt += 0.5 {

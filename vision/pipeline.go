@@ -147,7 +147,17 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 		},
 	})
 	defer mt.Close()
-	rd := NewReader(ReaderOptions{ExpectedEdgePx: dieAt})
+	// The camera's view of the table, as the calibration (reloaded or
+	// not) gives it: NaN where it is not known, which the reader takes
+	// as no view (see calibration.View). The reader reads at rest only
+	// without an empty-table background (readAtRestRuled), and bg is
+	// the first frame before any read: today the at-rest reader, which
+	// has no cocked nets to cut, reads every throw.
+	viewAt := func(x, y float64) float64 {
+		return calNow().ViewTiltDeg(calibration.Point{X: x, Y: y})
+	}
+	log.Info("camera view", "view", cal.View().String())
+	rd := NewReader(ReaderOptions{ExpectedEdgePx: dieAt, ViewTiltDeg: viewAt})
 	defer rd.Close()
 	frame := gocv.NewMat()
 	defer frame.Close()

@@ -48,7 +48,9 @@ type ReaderOptions struct {
 	// at an image position, in degrees (a calibration's camera pose). A
 	// flat die seen at an angle shows side faces as a cocked die does;
 	// with it the cocked net's call is cut by the view (see
-	// cockCutAt). Nil: not known, the one cut for every die.
+	// cockCutAt). Nil: not known, the one cut for every die; NaN at a
+	// position: not known there, as nil (calibration.ViewTiltDeg gives
+	// NaN where the calibration does not fix the view).
 	ViewTiltDeg func(x, y float64) float64
 }
 

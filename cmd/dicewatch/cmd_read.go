@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"time"
 
+	"github.com/dicewatch/dicewatch/calibration"
 	"github.com/dicewatch/dicewatch/vision"
 )
 
@@ -51,15 +53,24 @@ var faceNetError = vision.FaceNetError
 var cockNetError = vision.CockNetError
 
 // cmdRead prints the dice found in still photos:
-// dicewatch read [--json] [--die-px N [--pip-spread F]] IMAGE...
+// dicewatch read [--json] [--die-px N [--pip-spread F]] [--view-tilt DEG] IMAGE...
 func cmdRead(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("read", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print one JSON line per image")
 	diePx := fs.Float64("die-px", 0, "expected die edge in pixels (0: estimate from each image)")
 	pipSpread := fs.Float64("pip-spread", 0, fmt.Sprintf("the dice's pip offset from a face's centre over the edge, %g..%g (0: not given; needs --die-px)", vision.MinPipSpread, vision.MaxPipSpread))
+	var viewTilt *float64
+	fs.Func("view-tilt", fmt.Sprintf("the camera's line of sight off vertical, in degrees, 0..%d, for every position (not given: not known)", calibration.MaxViewTiltDeg), func(v string) error {
+		t, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(t >= 0 && t <= calibration.MaxViewTiltDeg) {
+			return fmt.Errorf("%q is not a view off vertical of 0..%d degrees", v, calibration.MaxViewTiltDeg)
+		}
+		viewTilt = &t
+		return nil
+	})
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: dicewatch read [--json] [--die-px N [--pip-spread F]] IMAGE...")
+		fmt.Fprintln(stderr, "usage: dicewatch read [--json] [--die-px N [--pip-spread F]] [--view-tilt DEG] IMAGE...")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -89,7 +100,12 @@ func cmdRead(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := cockNetError(); err != nil {
 		fmt.Fprintf(stderr, "dicewatch read: warning: the built-in cocked net did not load, flat is the footprint's call: %v\n", err)
 	}
-	rd := vision.NewReader(vision.ReaderOptions{DiePx: *diePx, PipSpread: *pipSpread})
+	opts := vision.ReaderOptions{DiePx: *diePx, PipSpread: *pipSpread}
+	if viewTilt != nil {
+		t := *viewTilt
+		opts.ViewTiltDeg = func(x, y float64) float64 { return t }
+	}
+	rd := vision.NewReader(opts)
 	defer rd.Close()
 	enc := json.NewEncoder(stdout)
 	code := 0

@@ -166,3 +166,29 @@ func TestReadPipSpreadChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestReadViewTilt: --view-tilt takes a plausible angle and refuses any
+// other with exit 2 and the reason.
+func TestReadViewTilt(t *testing.T) {
+	photo := "../../testdata/photos/byler_d6/images/IMG_20191208_111228.jpg"
+	for _, tc := range []struct {
+		arg  string
+		code int
+		err  string
+	}{
+		{"75", 2, `"75" is not a view off vertical of 0..60 degrees`},
+		{"-1", 2, `"-1" is not a view off vertical`},
+		{"steep", 2, `"steep" is not a view off vertical`},
+		{"0", 0, ""},
+		{"20", 0, ""},
+	} {
+		var out, errOut bytes.Buffer
+		code := cmdRead([]string{"--json", "--view-tilt", tc.arg, photo}, nil, &out, &errOut)
+		if code != tc.code || !strings.Contains(errOut.String(), tc.err) {
+			t.Errorf("--view-tilt %s: exit %d, stderr %q; want exit %d with %q", tc.arg, code, errOut.String(), tc.code, tc.err)
+		}
+		if tc.code == 0 && !strings.Contains(out.String(), `"dice":[{`) {
+			t.Errorf("--view-tilt %s: no dice read: %q", tc.arg, out.String())
+		}
+	}
+}

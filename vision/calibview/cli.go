@@ -239,6 +239,9 @@ func RunCalibrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		}
 		r := c.Reference
 		fmt.Fprintf(stdout, "calibration: %s hash %s method %s points %d rms %.2f mm worst %.2f mm\n", *out, c.Hash(), r.Method, len(r.Points), r.RMSErrorMM, r.WorstErrorMM)
+		// The camera's view of the table, for the cocked call (see
+		// README.md, "The camera's view").
+		fmt.Fprintf(stdout, "view: %s\n", c.View())
 	}
 	if *locate {
 		for i, b := range boxes {

@@ -98,6 +98,9 @@ func TestCLICalibrate(t *testing.T) {
 	if !strings.Contains(stdout.String(), "hash "+c.Hash()) {
 		t.Errorf("stdout does not name the hash %s", c.Hash())
 	}
+	if !strings.Contains(stdout.String(), "view: "+c.View().String()+"\n") {
+		t.Errorf("stdout does not give the view (%s)", c.View())
+	}
 
 	// A still without markers is refused and writes no calibration.
 	empty, _ := Render(Scene{Truth: truth})

@@ -134,8 +134,9 @@ type Options struct {
 	Table      string
 	MaxErrorMM float64
 	// Base, when not nil, is an existing calibration whose zones, table
-	// polygon, die model and lens are kept (a technician's adjusted
-	// template); only the homography and reference are replaced.
+	// polygon, die model, lens and camera view (camera.view_tilt_deg;
+	// camera.focal_px at the same image size) are kept (a technician's
+	// adjusted template); only the homography and reference are replaced.
 	Base *calibration.Calibration
 }
 
@@ -170,7 +171,13 @@ func Calibrate(img gocv.Mat, opts Options) (*calibration.Calibration, error) {
 	if opts.Base != nil {
 		cp := *opts.Base
 		c = &cp
-		c.Camera = calibration.Camera{Width: img.Cols(), Height: img.Rows()}
+		// The installer's view of the table is kept: a measured tilt
+		// as it is, a focal length in pixels only at the same size.
+		cam := calibration.Camera{Width: img.Cols(), Height: img.Rows(), ViewTiltDeg: opts.Base.Camera.ViewTiltDeg}
+		if cam.Width == opts.Base.Camera.Width && cam.Height == opts.Base.Camera.Height {
+			cam.FocalPx = opts.Base.Camera.FocalPx
+		}
+		c.Camera = cam
 	} else {
 		c = opts.Template.New(opts.Table, img.Cols(), img.Rows(), [9]float64{})
 	}

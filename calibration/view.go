@@ -1,0 +1,372 @@
+package calibration
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// The camera's view of the table: how far off vertical the line of sight
+// through each pixel meets the table. A flat die seen at an angle shows
+// side faces as a cocked one does, so the reader's cocked call can follow
+// the view (vision.ReaderOptions.ViewTiltDeg).
+//
+// A pinhole camera with square pixels and its principal point at the
+// image centre (or at the lens model's) makes the table-to-image
+// homography K[r1 r2 t]: r1 and r2, the table's axes in the camera's
+// frame, are orthogonal and of one length. Those two constraints fix the
+// one unknown, the focal length (Zhang's plane calibration with every
+// intrinsic but f known), and with it the table's normal in the camera's
+// frame, hence the angle at every pixel. With the camera looking nearly
+// straight down the homography is nearly affine and says next to nothing
+// about the focal length, while the angle at the image's edges depends
+// on it (atan of the distance from the centre over f): the estimate is
+// then refused as unsure rather than given as 0. A known focal length
+// (Camera.FocalPx, or the lens model's fx and fy) makes the pose exact;
+// a measured tilt (Camera.ViewTiltDeg) overrides it all.
+
+// Plausible values for the view's inputs and estimate.
+const (
+	// MaxViewTiltDeg is the steepest view of the table accepted, in
+	// degrees off vertical (a die seen at 60 degrees shows more side
+	// than top; the reader's nets learnt views up to 35).
+	MaxViewTiltDeg = 60
+	// minFocalShare and maxFocalShare bound a focal length, as a share
+	// of the image's longer side (a 170-degree fisheye to a 3-degree
+	// telephoto).
+	minFocalShare = 0.08
+	maxFocalShare = 20
+	// viewNoisePx is the reference points' pixel noise the estimate
+	// must stand (viewSpread): a marker or chessboard corner is found to
+	// a fraction of a pixel, a point clicked by hand to a pixel or so.
+	viewNoisePx = 1.0
+	// viewCentreShare is the principal point's uncertainty the estimate
+	// must stand, as a share of the image's longer side (a lens centred
+	// on the sensor to within a percent or two): the estimate takes it at
+	// the image centre, and a wide lens looking a little off vertical
+	// reads the view 4 to 8 degrees off with it 2% off (TestViewOffCentre).
+	viewCentreShare = 0.01
+	// viewMaxSpreadDeg is the largest spread (root mean square over
+	// viewTrials, the worst of a grid of image positions) of the
+	// estimated angle under that noise for which the estimate is given.
+	viewMaxSpreadDeg = 2.0
+	viewTrials       = 24
+)
+
+// ViewSource says where a calibration's view comes from.
+type ViewSource string
+
+// View sources.
+const (
+	ViewUnknown   ViewSource = ""          // not known: see ViewInfo.Reason
+	ViewMeasured  ViewSource = "measured"  // camera.view_tilt_deg, one angle for every pixel
+	ViewFocal     ViewSource = "focal"     // the homography with a known focal length
+	ViewEstimated ViewSource = "estimated" // the homography alone
+)
+
+// ViewInfo describes a calibration's view of the table.
+type ViewInfo struct {
+	Source ViewSource
+	// FocalPx is the focal length used (known or estimated; 0 with a
+	// measured tilt or none).
+	FocalPx float64
+	// CentreDeg is the angle off vertical at the image centre, and
+	// MinDeg and MaxDeg the least and greatest at the image's corners,
+	// the middles of its sides and its centre.
+	CentreDeg, MinDeg, MaxDeg float64
+	// SpreadDeg is the estimate's spread under viewNoisePx of noise on
+	// the reference points (ViewEstimated only).
+	SpreadDeg float64
+	// Reason says why the view is not known.
+	Reason string
+}
+
+// String is a one-line summary for logs and `dicewatch calibrate`.
+func (v ViewInfo) String() string {
+	switch v.Source {
+	case ViewUnknown:
+		return "not known: " + v.Reason
+	case ViewMeasured:
+		return fmt.Sprintf("measured %.1f deg off vertical (camera.view_tilt_deg)", v.CentreDeg)
+	case ViewFocal:
+		return fmt.Sprintf("%.1f deg off vertical at the centre, %.1f..%.1f at the corners and sides (known focal length %.0f px)", v.CentreDeg, v.MinDeg, v.MaxDeg, v.FocalPx)
+	}
+	return fmt.Sprintf("%.1f deg off vertical at the centre, %.1f..%.1f at the corners and sides (estimated focal length %.0f px, spread %.1f deg under %g px of noise)",
+		v.CentreDeg, v.MinDeg, v.MaxDeg, v.FocalPx, v.SpreadDeg, viewNoisePx)
+}
+
+// pose is a pinhole camera's view of the table plane: principal point,
+// focal lengths in px and the table's unit normal in the camera's frame.
+type pose struct {
+	cx, cy, fx, fy float64
+	n              [3]float64
+}
+
+// tiltDeg is the angle between the line of sight through undistorted
+// pixel p and the table's normal, in degrees.
+func (ps *pose) tiltDeg(p Point) float64 {
+	d := [3]float64{(p.X - ps.cx) / ps.fx, (p.Y - ps.cy) / ps.fy, 1}
+	c := math.Abs(d[0]*ps.n[0]+d[1]*ps.n[1]+d[2]*ps.n[2]) / math.Sqrt(d[0]*d[0]+d[1]*d[1]+d[2]*d[2])
+	return math.Acos(math.Min(1, c)) * 180 / math.Pi
+}
+
+// view is a calibration's prepared view (see prepareView).
+type view struct {
+	done  bool
+	info  ViewInfo
+	fixed float64 // ViewMeasured's angle
+	pose  pose
+}
+
+// ViewTiltDeg is the angle, in degrees, between the camera's line of
+// sight through image pixel p and the vertical, NaN where it is not known
+// (ViewInfo says why). It is the function vision.ReaderOptions.ViewTiltDeg
+// takes.
+func (c *Calibration) ViewTiltDeg(p Point) float64 {
+	v := c.viewOf()
+	switch v.info.Source {
+	case ViewMeasured:
+		return v.fixed
+	case ViewFocal, ViewEstimated:
+		return v.pose.tiltDeg(c.Lens.undistort(p))
+	}
+	return math.NaN()
+}
+
+// View describes the calibration's view of the table.
+func (c *Calibration) View() ViewInfo { return c.viewOf().info }
+
+func (c *Calibration) viewOf() *view {
+	if !c.view.done {
+		c.prepareView()
+	}
+	return &c.view
+}
+
+// checkView validates the installer's view inputs.
+func (c *Calibration) checkView() error {
+	long := float64(max(c.Camera.Width, c.Camera.Height))
+	if f := c.Camera.FocalPx; f != 0 && !(f >= minFocalShare*long && f <= maxFocalShare*long) {
+		return fmt.Errorf("camera.focal_px: %g is not a plausible focal length for a %dx%d image (%.0f..%.0f px; 0 or absent: estimated from the homography)",
+			f, c.Camera.Width, c.Camera.Height, minFocalShare*long, maxFocalShare*long)
+	}
+	if t := c.Camera.ViewTiltDeg; t != nil {
+		if !(*t >= 0 && *t <= MaxViewTiltDeg) {
+			return fmt.Errorf("camera.view_tilt_deg: %g is not a plausible view (0..%d degrees off vertical)", *t, MaxViewTiltDeg)
+		}
+		if c.Camera.FocalPx != 0 {
+			return fmt.Errorf("camera.view_tilt_deg and camera.focal_px: give one (a measured tilt overrides the pose the focal length gives)")
+		}
+	}
+	if c.Lens.active() && c.Camera.FocalPx != 0 {
+		return fmt.Errorf("camera.focal_px: the lens model's fx and fy are the focal length; leave camera.focal_px out")
+	}
+	return nil
+}
+
+// prepareView works the view out (Validate calls it; checkView passed).
+func (c *Calibration) prepareView() {
+	c.view = view{done: true}
+	v := &c.view
+	if t := c.Camera.ViewTiltDeg; t != nil {
+		v.info = ViewInfo{Source: ViewMeasured, CentreDeg: *t, MinDeg: *t, MaxDeg: *t}
+		v.fixed = *t
+		return
+	}
+	hi, ok := invert3(c.Homography)
+	if !ok {
+		v.info.Reason = "the homography is not invertible"
+		return
+	}
+	k := c.intrinsics()
+	if k.fx > 0 {
+		ps, ok := poseFrom(hi, k)
+		if !ok {
+			v.info.Reason = "the homography gives no pose with the known focal length"
+			return
+		}
+		v.info = c.describe(ps, ViewFocal)
+		v.pose = ps
+		c.checkPlausible(v)
+		return
+	}
+	ps, ok := estimatePose(hi, k, c.long())
+	if !ok {
+		v.info.Reason = "the homography is not a centred square-pixel pinhole's view, or is nearly affine (camera near straight down): give camera.focal_px or camera.view_tilt_deg"
+		return
+	}
+	spread, ok := c.viewSpread(ps, k)
+	if !ok || spread > viewMaxSpreadDeg {
+		v.info.Reason = fmt.Sprintf("the homography does not fix the focal length (estimate %.0f px unsure by %.1f deg under %g px of noise and the principal point %g%% off the centre; a camera near straight down, or a wide lens a little off it): give camera.focal_px or camera.view_tilt_deg",
+			ps.fx, spread, viewNoisePx, 100*viewCentreShare)
+		return
+	}
+	v.info = c.describe(ps, ViewEstimated)
+	v.info.SpreadDeg = spread
+	v.pose = ps
+	c.checkPlausible(v)
+}
+
+// checkPlausible turns a pose that sees the image centre steeper than
+// MaxViewTiltDeg into an unknown view. (A wide lens's far corners may be
+// steeper: the view there is given as it is.)
+func (c *Calibration) checkPlausible(v *view) {
+	if v.info.CentreDeg > MaxViewTiltDeg {
+		v.info = ViewInfo{Reason: fmt.Sprintf("the pose sees the image centre %.0f deg off vertical (plausible: up to %d)", v.info.CentreDeg, MaxViewTiltDeg)}
+	}
+}
+
+func (c *Calibration) long() float64 { return float64(max(c.Camera.Width, c.Camera.Height)) }
+
+// intrinsics are the principal point and, when known, the focal lengths.
+func (c *Calibration) intrinsics() pose {
+	if c.Lens.active() {
+		return pose{cx: c.Lens.CX, cy: c.Lens.CY, fx: c.Lens.FX, fy: c.Lens.FY}
+	}
+	k := pose{cx: float64(c.Camera.Width) / 2, cy: float64(c.Camera.Height) / 2}
+	if c.Camera.FocalPx > 0 {
+		k.fx, k.fy = c.Camera.FocalPx, c.Camera.FocalPx
+	}
+	return k
+}
+
+// viewGrid are the image positions, as shares of the width and height,
+// where the view is described and its spread taken.
+var viewGrid = [...]float64{0, 0.5, 1}
+
+func (c *Calibration) describe(ps pose, src ViewSource) ViewInfo {
+	w, h := float64(c.Camera.Width), float64(c.Camera.Height)
+	in := ViewInfo{Source: src, FocalPx: math.Sqrt(ps.fx * ps.fy), MinDeg: math.Inf(1), CentreDeg: ps.tiltDeg(Point{w / 2, h / 2})}
+	for _, a := range viewGrid {
+		for _, b := range viewGrid {
+			t := ps.tiltDeg(Point{a * w, b * h})
+			in.MinDeg, in.MaxDeg = math.Min(in.MinDeg, t), math.Max(in.MaxDeg, t)
+		}
+	}
+	return in
+}
+
+// poseFrom is the table's normal in the camera's frame given the
+// table-to-image homography hi and the intrinsics k (focal lengths known).
+func poseFrom(hi [9]float64, k pose) (pose, bool) {
+	// K^-1 hi's first two columns are the table's axes, up to scale.
+	var r [2][3]float64
+	for j := 0; j < 2; j++ {
+		g := [3]float64{hi[j], hi[3+j], hi[6+j]}
+		r[j] = [3]float64{(g[0] - k.cx*g[2]) / k.fx, (g[1] - k.cy*g[2]) / k.fy, g[2]}
+	}
+	n := [3]float64{
+		r[0][1]*r[1][2] - r[0][2]*r[1][1],
+		r[0][2]*r[1][0] - r[0][0]*r[1][2],
+		r[0][0]*r[1][1] - r[0][1]*r[1][0],
+	}
+	l := math.Sqrt(n[0]*n[0] + n[1]*n[1] + n[2]*n[2])
+	if !(l > 0) || math.IsInf(l, 0) {
+		return pose{}, false
+	}
+	k.n = [3]float64{n[0] / l, n[1] / l, n[2] / l}
+	return k, true
+}
+
+// estimatePose estimates the focal length (square pixels) from the two
+// constraints on the table's axes, then the pose. long is the image's
+// longer side (the estimate's plausible range scales with it).
+func estimatePose(hi [9]float64, k pose, long float64) (pose, bool) {
+	// Columns of the table-to-image map with the principal point at the
+	// origin and pixels in units of long: g = (a, b, c).
+	var a, b, cc [2]float64
+	for j := 0; j < 2; j++ {
+		g2 := hi[6+j]
+		a[j] = (hi[j] - k.cx*g2) / long
+		b[j] = (hi[3+j] - k.cy*g2) / long
+		cc[j] = g2
+	}
+	// r1.r2 = 0 and |r1| = |r2| with r = (a/f, b/f, c), in w = 1/f^2:
+	// w*A + B = 0 for each.
+	A := [2]float64{a[0]*a[1] + b[0]*b[1], a[0]*a[0] + b[0]*b[0] - a[1]*a[1] - b[1]*b[1]}
+	B := [2]float64{cc[0] * cc[1], cc[0]*cc[0] - cc[1]*cc[1]}
+	den := A[0]*A[0] + A[1]*A[1]
+	if !(den > 0) {
+		return pose{}, false
+	}
+	w := -(A[0]*B[0] + A[1]*B[1]) / den
+	if !(w > 0) {
+		return pose{}, false
+	}
+	f := 1 / math.Sqrt(w)
+	if !(f >= minFocalShare && f <= maxFocalShare) {
+		return pose{}, false
+	}
+	k.fx, k.fy = f*long, f*long
+	return poseFrom(hi, k)
+}
+
+// viewSpread is the root-mean-square change, the worst over viewGrid, of
+// the estimated angle when the reference points (or, with none, a grid of
+// image points) move by viewNoisePx of Gaussian noise and the homography
+// is fitted again, and the principal point moves by viewCentreShare. ok is false when a quarter of the trials give no
+// estimate.
+func (c *Calibration) viewSpread(ps pose, k pose) (float64, bool) {
+	w, h := float64(c.Camera.Width), float64(c.Camera.Height)
+	var px []Point
+	if c.Reference != nil && len(c.Reference.Points) >= 4 {
+		step := max(1, len(c.Reference.Points)/64)
+		for i := 0; i < len(c.Reference.Points); i += step {
+			p := c.Reference.Points[i].Px
+			px = append(px, c.Lens.undistort(Point{p[0], p[1]}))
+		}
+	} else {
+		for _, a := range viewGrid {
+			for _, b := range viewGrid {
+				px = append(px, Point{a * w, b * h})
+			}
+		}
+	}
+	pairs := make([]Pair, len(px))
+	mm := make([]Point, len(px))
+	for i, p := range px {
+		mm[i] = apply(c.Homography, p)
+	}
+	var sum [len(viewGrid) * len(viewGrid)]float64
+	rng := rand.New(rand.NewPCG(1, 2))
+	failed := 0
+	for t := 0; t < viewTrials; t++ {
+		for i, p := range px {
+			pairs[i] = Pair{Px: Point{p.X + viewNoisePx*rng.NormFloat64(), p.Y + viewNoisePx*rng.NormFloat64()}, MM: mm[i]}
+		}
+		f, err := FitHomography(pairs)
+		if err != nil {
+			failed++
+			continue
+		}
+		hi, ok := invert3(f.H)
+		if !ok {
+			failed++
+			continue
+		}
+		kt := k
+		kt.cx += viewCentreShare * c.long() * rng.NormFloat64()
+		kt.cy += viewCentreShare * c.long() * rng.NormFloat64()
+		q, ok := estimatePose(hi, kt, c.long())
+		if !ok {
+			failed++
+			continue
+		}
+		g := 0
+		for _, a := range viewGrid {
+			for _, b := range viewGrid {
+				d := q.tiltDeg(Point{a * w, b * h}) - ps.tiltDeg(Point{a * w, b * h})
+				sum[g] += d * d
+				g++
+			}
+		}
+	}
+	if failed*4 >= viewTrials {
+		return math.Inf(1), false
+	}
+	worst := 0.0
+	for _, s := range sum {
+		worst = math.Max(worst, math.Sqrt(s/float64(viewTrials-failed)))
+	}
+	return worst, true
+}
