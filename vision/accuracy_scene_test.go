@@ -253,8 +253,8 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 				if d.Value != 0 && d.SizeRatio < 1.16 || d.Value == 0 && d.Flatness >= DefaultMinFlatness {
 					writeSceneCrop(frame, bg, rt.seed, th.Throw, tr, dieAt)
 				}
-				t.Logf("near cocked: throw %d die %d value %d read %d flat %v flatness %.2f size %.2f wh %.2f tilt %.1f off %.3f side %.3f marks %d chips %v wall %v style %s zone %s",
-					th.Throw, tr.Die, g.value, d.Value, d.Flat, d.Flatness, d.SizeRatio, float64(d.Box.Dx())/dieAt(d.CX, d.CY), tr.TiltDeg, d.pipOff, d.sideOut, d.sideMarks, tr.TouchesChips, tr.AgainstWall, tr.Style, tr.Zone)
+				t.Logf("near cocked: throw %d die %d value %d read %d flat %v flatness %.2f size %.2f wh %.2f tilt %.1f off %.3f side %.3f marks %d regrown %v placed %v chips %v wall %v style %s zone %s",
+					th.Throw, tr.Die, g.value, d.Value, d.Flat, d.Flatness, d.SizeRatio, float64(d.Box.Dx())/dieAt(d.CX, d.CY), tr.TiltDeg, d.pipOff, d.sideOut, d.sideMarks, d.regrown, d.placed, tr.TouchesChips, tr.AgainstWall, tr.Style, tr.Zone)
 			}
 			if !d.Flat {
 				rt.cockedFlagged++
@@ -272,12 +272,12 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 		default:
 			rt.flatN++
 			if d.sideMarks > 0 {
-				t.Logf("flat with side marks: throw %d die %d value %d read %d flat %v marks %d flatness %.2f size %.2f style %s zone %s",
-					th.Throw, tr.Die, g.value, d.Value, d.Flat, d.sideMarks, d.Flatness, d.SizeRatio, tr.Style, tr.Zone)
+				t.Logf("flat with side marks: throw %d die %d value %d read %d flat %v marks %d flatness %.2f size %.2f regrown %v placed %v chips %v style %s zone %s",
+					th.Throw, tr.Die, g.value, d.Value, d.Flat, d.sideMarks, d.Flatness, d.SizeRatio, d.regrown, d.placed, tr.TouchesChips, tr.Style, tr.Zone)
 			}
-			if os.Getenv("DICEWATCH_SCENE_NEAR") != "" && (d.Flatness < 0.85 || d.SizeRatio > 1.03 || tr.TouchesChips || d.pipOff > 0.08 || d.Value == 0 || d.sideOut > 0.02 || d.sideMarks > 0) {
-				t.Logf("near flat: throw %d die %d value %d read %d flat %v flatness %.2f size %.2f wh %.2f off %.3f side %.3f marks %d chips %v wall %v style %s zone %s",
-					th.Throw, tr.Die, g.value, d.Value, d.Flat, d.Flatness, d.SizeRatio, float64(d.Box.Dx())/dieAt(d.CX, d.CY), d.pipOff, d.sideOut, d.sideMarks, tr.TouchesChips, tr.AgainstWall, tr.Style, tr.Zone)
+			if os.Getenv("DICEWATCH_SCENE_NEAR") != "" && (d.Flatness < 0.85 || d.SizeRatio > 1.03 || tr.TouchesChips || d.pipOff > 0.08 || d.Value == 0 || d.sideOut > 0.02 || d.sideMarks > 0 || d.regrown) {
+				t.Logf("near flat: throw %d die %d value %d read %d flat %v flatness %.2f size %.2f wh %.2f off %.3f side %.3f marks %d regrown %v placed %v chips %v wall %v style %s zone %s",
+					th.Throw, tr.Die, g.value, d.Value, d.Flat, d.Flatness, d.SizeRatio, float64(d.Box.Dx())/dieAt(d.CX, d.CY), d.pipOff, d.sideOut, d.sideMarks, d.regrown, d.placed, tr.TouchesChips, tr.AgainstWall, tr.Style, tr.Zone)
 			}
 			if !d.Flat || d.SizeRatio >= stackCut {
 				rt.falseCocked++

@@ -78,7 +78,12 @@ func TestRestCockedUnreadSideFace(t *testing.T) {
 // size 1.00, 0.033 edges off centre), and published flat. The side face's two pips, grey
 // in the shade, still stand out from the print just beyond the outline,
 // joined to it through the shaded band: the die must be read (a two) and
-// called not flat. No flat die of the hard crops (testdata/restcrops) has
+// called not flat. The second crop there (throw 714 of seed 22) is a red
+// two cocked 27.4 degrees against a chip stack on red print: it stood out
+// clearly only over the chip and at its pips, so it was read on regrow's
+// square (flatness 0.81, size 0.96) and published flat; its side face's
+// three pips stand out beside that square alike (see sideMarked). No flat
+// die of the hard crops (testdata/restcrops), first-pass or regrown, has
 // such a mark beside it.
 func TestRestCockedSideInShade(t *testing.T) {
 	for _, c := range readRestCrops(t, "testdata/restshaded") {

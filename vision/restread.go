@@ -168,9 +168,8 @@ func readRest(fr, bg bgrPatch, edge float64) []restDie {
 // outline (by more than a pixel) and within restSideReach die edges of
 // it, is no part of another die found there, and every pixel between it
 // and the face differs from the table (stands out, weakly or clearly, or
-// is darkened as a shadow is): the band joins it to the face. Regrown and
-// placed faces are left alone (their squares passed regrow's own cocked
-// tests).
+// is darkened as a shadow is): the band joins it to the face. Which faces
+// are looked at is sideMarked's to say.
 func markSides(out []restDie, marks [][]int, dist []uint8, shade []bool, fr bgrPatch, edge float64) {
 	w := fr.w
 	inside := func(d restDie, x, y, margin float64) bool {
@@ -183,7 +182,7 @@ func markSides(out []restDie, marks [][]int, dist []uint8, shade []bool, fr bgrP
 	var centres [][2]float64
 	for i := range out {
 		d := &out[i]
-		if d.value == 0 || d.regrown || d.placed {
+		if !sideMarked(*d) {
 			continue
 		}
 		if centres == nil {
@@ -224,6 +223,23 @@ func markSides(out []restDie, marks [][]int, dist []uint8, shade []bool, fr bgrP
 			}
 		}
 	}
+}
+
+// sideMarked reports whether markSides looks for side marks beside a
+// face: one read (a value), on the first pass or regrown, but not placed.
+// A regrown face is a square of the die's size moved onto its pips, which
+// passed regrow's cocked tests (a small move, little standing out past
+// it), yet a die leaning on chips over print of its colour can pass them
+// too: seed 22 throw 714 die 0, a red 2 cocked 27.4 degrees against a
+// chip stack on red print, stood out clearly only where it covers the
+// chip and at its pips; its side face, darkened like the print in shade,
+// dropped out, so its square sat on the top face alone (flatness 0.81,
+// size 0.96) and it was read a flat 2, while that side face's three pips
+// stood out just beyond the square, joined to it through the shade. A
+// placed face stood out at little more than its pips, so its outline
+// says nothing about where a side face would begin; it is left alone.
+func sideMarked(d restDie) bool {
+	return d.value != 0 && !d.placed
 }
 
 // restSideReach: how far beyond a face's outline, in die edges, a mark
