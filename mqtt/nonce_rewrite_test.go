@@ -35,19 +35,22 @@ func TestNonceStoreCompactionReopenFails(t *testing.T) {
 	defer s.Close()
 	s.compactAt = 3
 	for i := range 3 {
-		if _, err := s.Add("box-1", fmt.Sprintf("nonce-%02d", i), now.Add(time.Hour), now); err != nil {
+		if _, err := s.Add("box-1", fmt.Sprintf("nonce-%02d", i), now.Add(time.Second), now); err != nil {
 			t.Fatal(err)
 		}
 	}
-	failOpenOnce(t) // the next Add compacts; its reopening fails
-	if fresh, err := s.Add("box-1", "nonce-03", now.Add(time.Hour), now); !fresh || err != nil {
+	// The next Add compacts (the three have expired by then, so the one
+	// after it does not compact again); its reopening fails.
+	failOpenOnce(t)
+	later := now.Add(time.Minute)
+	if fresh, err := s.Add("box-1", "nonce-03", later.Add(time.Hour), later); !fresh || err != nil {
 		t.Fatalf("the compacting add: fresh %v, err %v", fresh, err)
 	}
-	if fresh, err := s.Add("box-1", "nonce-04", now.Add(time.Hour), now); !fresh || err != nil {
+	if fresh, err := s.Add("box-1", "nonce-04", later.Add(time.Hour), later); !fresh || err != nil {
 		t.Fatalf("the add after the failed reopening: fresh %v, err %v", fresh, err)
 	}
 	got := nonceKeys(t, dir)
-	for i := range 5 {
+	for i := 3; i < 5; i++ {
 		if k := fmt.Sprintf("box-1 nonce-%02d", i); !got[k] {
 			t.Errorf("%s accepted but not in the reopened store: %v", k, got)
 		}
