@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/dicewatch/dicewatch/journal/journaltest"
 )
 
 // failOpenOnce makes the nonce file's next opening for appending fail.
@@ -91,5 +93,58 @@ func TestNonceStoreOpenRewriteReopenFails(t *testing.T) {
 	got := nonceKeys(t, dir)
 	if !got["box-1 live-cccccccccccccccc"] || !got["box-1 after-the-start"] || len(got) != 2 {
 		t.Errorf("reopened store: %v, want the live nonce and the one after the start", got)
+	}
+}
+
+// TestNonceStoreReserveAfterRestart: a store started on a full disk (its
+// file clean, or with a torn line cut off) still has the whole reserve to
+// write into: the start re-reserves the room it cut off, and the room
+// past the file's end the last run reserved is kept.
+func TestNonceStoreReserveAfterRestart(t *testing.T) {
+	for _, torn := range []bool{false, true} {
+		t.Run(fmt.Sprintf("torn=%v", torn), func(t *testing.T) {
+			dir := journaltest.SmallDisk(t, "256k")
+			now := time.Unix(1_800_000_000, 0)
+			s, err := OpenNonceStore(dir, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 5 {
+				if _, err := s.Add("box-1", fmt.Sprintf("nonce%030d", i), now.Add(time.Hour), now); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s.Close()
+			if torn {
+				f, err := os.OpenFile(filepath.Join(dir, "nonces"), os.O_WRONLY|os.O_APPEND, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := f.WriteString("1800003600000000000 box-1 nonce-torn"); err != nil {
+					t.Fatal(err)
+				}
+				f.Close()
+			}
+			if err := journaltest.Fill(filepath.Join(dir, "filler")); err != nil {
+				t.Fatal(err)
+			}
+			s, err = OpenNonceStore(dir, now)
+			if err != nil {
+				t.Fatalf("open on a full disk: %v", err)
+			}
+			defer s.Close()
+			var n, bytes int
+			for ; n < 5000; n++ {
+				nonce := fmt.Sprintf("after%030d", n)
+				if _, err := s.Add("box-1", nonce, now.Add(time.Hour), now); err != nil {
+					break
+				}
+				bytes += len(fmt.Sprintf("%d box-1 %s\n", now.Add(time.Hour).UnixNano(), nonce))
+			}
+			t.Logf("%d nonces (%d bytes) kept after the start on the full disk", n, bytes)
+			if bytes < nonceReserve {
+				t.Errorf("%d bytes of nonces kept after a start on a full disk, want the reserve's %d", bytes, nonceReserve)
+			}
+		})
 	}
 }
