@@ -332,6 +332,7 @@ type NonceStore struct {
 	path      string
 	f         *os.File
 	size      int64 // bytes of whole lines in f
+	closed    bool
 	seen      map[string]time.Time
 }
 
@@ -353,31 +354,20 @@ func OpenNonceStore(dir string, now time.Time) (*NonceStore, error) {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("mqtt: nonce store: %w", err)
 	}
-	var whole int64 // end of the last line that loaded
-	for off := 0; off < len(b); {
-		n := bytes.IndexByte(b[off:], '\n')
-		if n < 0 {
-			break // a last line without its end: torn
-		}
-		line := string(b[off : off+n])
-		off += n + 1
-		parts := strings.Fields(line)
-		if len(parts) != 3 {
-			continue
-		}
-		exp, err := strconv.ParseInt(parts[0], 10, 64)
-		if err != nil {
-			continue
-		}
-		whole = int64(off)
-		t := time.Unix(0, exp)
+	parseNonces(b, func(key string, t time.Time) {
 		if now.IsZero() || t.After(now) {
-			s.seen[parts[1]+" "+parts[2]] = t
+			s.seen[key] = t
 		}
-	}
+	})
 	if rerr := s.rewrite(); rerr != nil {
-		// Append to the old file, cut after its last whole line: cutting
-		// needs no room.
+		// Append to the file, cut after its last whole line: cutting
+		// needs no room. The file is read again: the rewrite may have
+		// put its new file in place before it failed.
+		b, err := os.ReadFile(s.path)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("mqtt: nonce store: %w (rewrite: %w)", err, rerr)
+		}
+		whole := parseNonces(b, func(string, time.Time) {})
 		f, err := os.OpenFile(s.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
 		if err != nil {
 			return nil, fmt.Errorf("mqtt: nonce store: %w (rewrite: %w)", err, rerr)
@@ -396,24 +386,84 @@ func OpenNonceStore(dir string, now time.Time) (*NonceStore, error) {
 	return s, nil
 }
 
+// parseNonces calls add for each whole line of a nonce file and returns
+// the end of the last one; a last line without its newline (torn), and
+// lines that do not parse, are skipped.
+func parseNonces(b []byte, add func(key string, expires time.Time)) int64 {
+	var whole int64
+	for off := 0; off < len(b); {
+		n := bytes.IndexByte(b[off:], '\n')
+		if n < 0 {
+			break // a last line without its end: torn
+		}
+		parts := strings.Fields(string(b[off : off+n]))
+		off += n + 1
+		if len(parts) != 3 {
+			continue
+		}
+		exp, err := strconv.ParseInt(parts[0], 10, 64)
+		if err != nil {
+			continue
+		}
+		whole = int64(off)
+		add(parts[1]+" "+parts[2], time.Unix(0, exp))
+	}
+	return whole
+}
+
+// openAppend opens the nonce file for appending (a variable so that a test
+// can make it fail).
+var openAppend = func(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+}
+
 // rewrite replaces the file with the live entries and reopens it for
-// appending. On failure the old file, if any, stays open.
+// appending. On failure the old file stays open if it is still the one at
+// the path; if the new file was put in place before the failure (its
+// directory's sync or its reopening failed), the old one is closed, since
+// what is appended to it would be lost, and Add opens the new one.
 func (s *NonceStore) rewrite() error {
 	var buf bytes.Buffer
 	for k, t := range s.seen {
 		fmt.Fprintf(&buf, "%d %s\n", t.UnixNano(), k)
 	}
 	if err := writeFileAtomic(s.path, buf.Bytes()); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
+		if s.f != nil && !s.atPath() {
+			s.f.Close()
+			s.f = nil
+		}
 		return err
 	}
 	if s.f != nil {
 		s.f.Close()
+		s.f = nil
 	}
-	s.f, s.size = f, int64(buf.Len())
+	return s.reopen()
+}
+
+// atPath reports whether the open file is still the one at the path.
+func (s *NonceStore) atPath() bool {
+	a, err := s.f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(s.path)
+	return err == nil && os.SameFile(a, b)
+}
+
+// reopen opens the file at the path for appending (s.f is nil). A file
+// put in place by writeFileAtomic holds whole lines only.
+func (s *NonceStore) reopen() error {
+	f, err := openAppend(s.path)
+	if err != nil {
+		return err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	s.f, s.size = f, st.Size()
 	reserveSpace(f, s.size, nonceReserve)
 	return nil
 }
@@ -429,8 +479,14 @@ func (s *NonceStore) Add(keyID, nonce string, expires, now time.Time) (bool, err
 	if t, ok := s.seen[k]; ok && t.After(now) {
 		return false, nil
 	}
-	if s.f == nil {
+	if s.closed {
 		return false, errors.New("mqtt: nonce store closed")
+	}
+	if s.f == nil {
+		// A compaction put its new file in place but could not open it.
+		if err := s.reopen(); err != nil {
+			return false, err
+		}
 	}
 	line := fmt.Sprintf("%d %s\n", expires.UnixNano(), k)
 	if _, err := s.f.WriteString(line); err != nil {
@@ -466,6 +522,7 @@ func (s *NonceStore) Add(keyID, nonce string, expires, now time.Time) (bool, err
 func (s *NonceStore) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.closed = true
 	if s.f == nil {
 		return nil
 	}

@@ -203,10 +203,7 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		// to be journalled first.
 		q := tbl.queue()
 		q.file = newHoldFile(cfg.Journal.HoldDir, func() (string, uint64) { return j.Epoch(), j.LastSeq() })
-		q.fileFailed = func(err error) {
-			log.Error("held records not kept in the hold file: a restart before the journal takes them loses them", "err", err)
-			health.Fault(ops.ComponentJournal, clip400("records held in memory only (the hold file failed: "+err.Error()+"): a restart loses them"))
-		}
+		q.fileFailed = holdFileFailed(log, health)
 		n, err := q.restore(j)
 		if err != nil {
 			return fmt.Errorf("journal.hold_dir: %w", err)
@@ -348,6 +345,16 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 }
 
 var errEOF = errors.New("end of recording")
+
+// holdFileFailed is what the daemon does when the hold file cannot keep a
+// held record: it logs the error and puts the journal's fault on /healthz
+// as records in memory only.
+func holdFileFailed(log *slog.Logger, health *ops.Health) func(error) {
+	return func(err error) {
+		log.Error("held records not kept in the hold file: a restart before the journal takes them loses them", "err", err)
+		health.Fault(ops.ComponentJournal, clip400("records held in memory only (the hold file failed: "+err.Error()+"): a restart loses them"))
+	}
+}
 
 // stopHeld, once the table loop has stopped, tries the journal once more
 // for the records still held, and says what becomes of those it does not

@@ -247,17 +247,24 @@ func (q *holdQueue) holdLocked(h heldRecord, err error) error {
 	}
 	q.held = append(q.held, h)
 	q.bytes += h.size
-	if q.file != nil {
-		h := &q.held[len(q.held)-1]
-		if err := q.file.add(h, q.fault.since); err != nil {
-			if q.fileFailed != nil {
-				q.fileFailed(err)
-			}
-		} else {
-			h.kept = true
-		}
-	}
+	q.keepLocked(q.fault.since)
 	return nil
+}
+
+// keepLocked writes the newest held record to the hold file, if there is
+// one, and marks it kept there; fileFailed is told when it cannot be.
+func (q *holdQueue) keepLocked(since time.Time) {
+	if q.file == nil {
+		return
+	}
+	h := &q.held[len(q.held)-1]
+	if err := q.file.add(h, since); err != nil {
+		if q.fileFailed != nil {
+			q.fileFailed(err)
+		}
+		return
+	}
+	h.kept = true
 }
 
 func (q *holdQueue) loseLocked(h heldRecord, err error) {

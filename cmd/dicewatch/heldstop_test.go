@@ -108,9 +108,7 @@ func TestHeldKeptByHoldFileNotMemoryOnly(t *testing.T) {
 	holdDisk := journaltest.SmallDisk(t, "64k")
 	q := tbl.queue()
 	q.file = newHoldFile(filepath.Join(holdDisk, "held"), func() (string, uint64) { return "e", 0 })
-	q.fileFailed = func(err error) {
-		health.Fault(ops.ComponentJournal, "records held in memory only (the hold file failed: "+err.Error()+")")
-	}
+	q.fileFailed = holdFileFailed(tbl.log, health) // the daemon's
 	heldThrow(t, tbl, 5000, 3, 4)
 	if held, memOnly := q.heldCounts(); held == 0 || memOnly != 0 {
 		t.Fatalf("held %d, memory only %d: want all kept by the hold file", held, memOnly)

@@ -278,9 +278,7 @@ func (q *holdQueue) restore(j *journal.Journal) (int, error) {
 		}
 		q.held = append(q.held, h)
 		q.bytes += h.size
-		if err := q.file.add(&q.held[len(q.held)-1], hdr.Since); err != nil && q.fileFailed != nil {
-			q.fileFailed(err)
-		}
+		q.keepLocked(hdr.Since)
 	}
 	return len(rest), nil
 }

@@ -115,6 +115,11 @@ func TestHoldFileRestart(t *testing.T) {
 	if n != 5 {
 		t.Fatalf("%d restored after the restart, want 5", n)
 	}
+	// The hold file keeps them again: not memory-only (the gauge, and
+	// what the stop would log as lost).
+	if held, memOnly := q.heldCounts(); held != 5 || memOnly != 0 {
+		t.Errorf("after the restart: %d held, %d of them memory-only, want 5 and 0", held, memOnly)
+	}
 	if raw, ok := q.lastHeld("state"); !ok || !strings.Contains(string(raw), `"s2"`) {
 		t.Errorf("the held state is not found for the game state: %s", raw)
 	}
