@@ -303,3 +303,29 @@ func TestViewOffCentre(t *testing.T) {
 		}
 	}
 }
+
+// TestViewDescribeLens: with a lens model, the view's summary (the angle
+// at the image's centre, corners and sides) is the angle ViewTiltDeg gives
+// there, through the lens model, not the angle at the undistorted
+// position the raw pixel would have without it.
+func TestViewDescribeLens(t *testing.T) {
+	p := pinhole{w: 1920, h: 1080, f: 1600, tilt: 20, dst: 2500}
+	c := p.calibrate(t, 0, rand.New(rand.NewPCG(1, 1)))
+	c.Lens = Lens{Model: LensBrownConrady, FX: 1600, FY: 1600, CX: 960, CY: 540, K1: -0.2}
+	c.prepareView()
+	v := c.View()
+	if v.Source != ViewFocal {
+		t.Fatalf("view %s, want one from the lens model's focal length", v)
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, a := range viewGrid {
+		for _, b := range viewGrid {
+			d := c.ViewTiltDeg(Point{a * 1920, b * 1080})
+			lo, hi = math.Min(lo, d), math.Max(hi, d)
+		}
+	}
+	centre := c.ViewTiltDeg(Point{960, 540})
+	if math.Abs(v.MinDeg-lo) > 1e-9 || math.Abs(v.MaxDeg-hi) > 1e-9 || math.Abs(v.CentreDeg-centre) > 1e-9 {
+		t.Errorf("view %s: ViewTiltDeg gives %.2f at the centre, %.2f..%.2f at the corners and sides", v, centre, lo, hi)
+	}
+}
