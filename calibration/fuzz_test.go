@@ -1,6 +1,7 @@
 package calibration_test
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,7 +10,9 @@ import (
 )
 
 // FuzzParse: the parser never panics; whatever it accepts survives a
-// save/load round trip with the same hash and can be queried.
+// save/load round trip with the same hash and the same view of the table,
+// and can be queried: the view's angle is NaN exactly when the view is
+// not known, else 0..90 degrees.
 // Seeds: every file in testdata/calibration plus the checked-in corpus in
 // testdata/fuzz/FuzzParse. CI: go test -run '^$' -fuzz '^FuzzParse$' -fuzztime 60s ./calibration/
 func FuzzParse(f *testing.F) {
@@ -40,9 +43,16 @@ func FuzzParse(f *testing.F) {
 		if d.Hash() != c.Hash() {
 			t.Fatalf("hash changed over a round trip: %s -> %s", c.Hash(), d.Hash())
 		}
+		if d.View() != c.View() {
+			t.Fatalf("view changed over a round trip: %s -> %s", c.View(), d.View())
+		}
 		for _, p := range []calibration.Point{{X: 0, Y: 0}, {X: float64(c.Camera.Width) / 2, Y: float64(c.Camera.Height) / 2}} {
 			_ = c.ZoneAt(c.ToTable(p))
 			_ = c.DiePx(p)
+			v := c.ViewTiltDeg(p)
+			if math.IsNaN(v) != (c.View().Source == calibration.ViewUnknown) || !math.IsNaN(v) && !(v >= 0 && v <= 90) {
+				t.Fatalf("view at %v: %g deg with the view %s", p, v, c.View())
+			}
 		}
 	})
 }

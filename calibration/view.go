@@ -234,12 +234,15 @@ func (c *Calibration) intrinsics() pose {
 // where the view is described and its spread taken.
 var viewGrid = [...]float64{0, 0.5, 1}
 
+// describe sums the pose up at the image's centre, corners and sides, as
+// ViewTiltDeg gives the angle there (through the lens model, if any).
 func (c *Calibration) describe(ps pose, src ViewSource) ViewInfo {
 	w, h := float64(c.Camera.Width), float64(c.Camera.Height)
-	in := ViewInfo{Source: src, FocalPx: math.Sqrt(ps.fx * ps.fy), MinDeg: math.Inf(1), CentreDeg: ps.tiltDeg(Point{w / 2, h / 2})}
+	at := func(p Point) float64 { return ps.tiltDeg(c.Lens.undistort(p)) }
+	in := ViewInfo{Source: src, FocalPx: math.Sqrt(ps.fx * ps.fy), MinDeg: math.Inf(1), CentreDeg: at(Point{w / 2, h / 2})}
 	for _, a := range viewGrid {
 		for _, b := range viewGrid {
-			t := ps.tiltDeg(Point{a * w, b * h})
+			t := at(Point{a * w, b * h})
 			in.MinDeg, in.MaxDeg = math.Min(in.MinDeg, t), math.Max(in.MaxDeg, t)
 		}
 	}

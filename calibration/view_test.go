@@ -185,6 +185,9 @@ func TestViewInvalid(t *testing.T) {
 		{name: "NaN focal", cam: Camera{FocalPx: math.NaN()}, want: "camera.focal_px: NaN is not a plausible focal length"},
 		{name: "steep tilt", cam: Camera{ViewTiltDeg: tilt(75)}, want: "camera.view_tilt_deg: 75 is not a plausible view (0..60 degrees off vertical)"},
 		{name: "negative tilt", cam: Camera{ViewTiltDeg: tilt(-2)}, want: "camera.view_tilt_deg: -2 is not a plausible view"},
+		{name: "NaN tilt", cam: Camera{ViewTiltDeg: tilt(math.NaN())}, want: "camera.view_tilt_deg: NaN is not a plausible view"},
+		{name: "infinite tilt", cam: Camera{ViewTiltDeg: tilt(math.Inf(1))}, want: "camera.view_tilt_deg: +Inf is not a plausible view"},
+		{name: "infinite focal", cam: Camera{FocalPx: math.Inf(1)}, want: "camera.focal_px: +Inf is not a plausible focal length"},
 		{name: "both", cam: Camera{FocalPx: 1500, ViewTiltDeg: tilt(10)}, want: "camera.view_tilt_deg and camera.focal_px: give one"},
 		{name: "focal with lens", cam: Camera{FocalPx: 1500}, lens: Lens{Model: LensBrownConrady, FX: 1400, FY: 1400, CX: 960, CY: 540}, want: "camera.focal_px: the lens model's fx and fy are the focal length"},
 		{name: "measured", cam: Camera{ViewTiltDeg: tilt(12.5)}, fixed: 12.5},
@@ -298,5 +301,31 @@ func TestViewOffCentre(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestViewDescribeLens: with a lens model, the view's summary (the angle
+// at the image's centre, corners and sides) is the angle ViewTiltDeg gives
+// there, through the lens model, not the angle at the undistorted
+// position the raw pixel would have without it.
+func TestViewDescribeLens(t *testing.T) {
+	p := pinhole{w: 1920, h: 1080, f: 1600, tilt: 20, dst: 2500}
+	c := p.calibrate(t, 0, rand.New(rand.NewPCG(1, 1)))
+	c.Lens = Lens{Model: LensBrownConrady, FX: 1600, FY: 1600, CX: 960, CY: 540, K1: -0.2}
+	c.prepareView()
+	v := c.View()
+	if v.Source != ViewFocal {
+		t.Fatalf("view %s, want one from the lens model's focal length", v)
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, a := range viewGrid {
+		for _, b := range viewGrid {
+			d := c.ViewTiltDeg(Point{a * 1920, b * 1080})
+			lo, hi = math.Min(lo, d), math.Max(hi, d)
+		}
+	}
+	centre := c.ViewTiltDeg(Point{960, 540})
+	if math.Abs(v.MinDeg-lo) > 1e-9 || math.Abs(v.MaxDeg-hi) > 1e-9 || math.Abs(v.CentreDeg-centre) > 1e-9 {
+		t.Errorf("view %s: ViewTiltDeg gives %.2f at the centre, %.2f..%.2f at the corners and sides", v, centre, lo, hi)
 	}
 }

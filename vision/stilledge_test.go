@@ -22,7 +22,7 @@ import (
 //
 // The nominal edge fails both in the tilted pictures (the far side's dice
 // are drawn smaller, the near side's larger); the test logs its figures
-// beside the local edge's.
+// beside the local edge's, and fails if the nominal edge passes too.
 func TestStillEdgeAtTruth(t *testing.T) {
 	n := 150
 	if testing.Short() {
@@ -97,6 +97,11 @@ func TestStillEdgeAtTruth(t *testing.T) {
 	}
 	if loc.outside > 0 {
 		t.Errorf("stillEdgeAt: %d of %d flat dice drawn outside 1..sqrt 2 of the edge at their place", loc.outside, loc.dice)
+	}
+	// The checks must tell the edges apart: the nominal edge, one number
+	// for the whole picture, fails them on these stills.
+	if nom.outside == 0 && math.Abs(nom.farSum/nom.farRatioN-1) <= 0.05 {
+		t.Errorf("the nominal edge passes too (%d dice outside 1..sqrt 2, far third's offset %.3f): the checks do not tell the edge at each place from it", nom.outside, nom.farSum/nom.farRatioN)
 	}
 	for _, m := range []struct {
 		what string

@@ -450,7 +450,7 @@ func reloadOnHUP(ctx context.Context, w *calibration.Watcher, tbl *table, log *s
 			log.Error("calibration reload refused", "err", err, "kept", c.Hash())
 			body["state"], body["detail"] = "refused", err.Error()
 		} else {
-			log.Info("calibration reloaded", "hash", c.Hash(), "changed", changed)
+			log.Info("calibration reloaded", "hash", c.Hash(), "changed", changed, "view", c.View().String())
 			body["state"], body["changed"] = "reloaded", changed
 			tbl.setCalibrationHash(c.Hash())
 		}

@@ -27,7 +27,7 @@ var commands = map[string]command{
 	"version":   {cmdVersion, "print the version"},
 	"watch":     {cmdWatch, "subscribe to a table's MQTT topics and print decoded events as they arrive"},
 	"calibrate": {cmdCalibrate, "compute a calibration from a still of the empty table and write an overlay to check"},
-	"read":      {cmdRead, "read the dice in still photos: dicewatch read [--json] [--die-px N] IMAGE..."},
+	"read":      {cmdRead, "read the dice in still photos: dicewatch read [--json] [--die-px N [--pip-spread F]] [--view-tilt DEG] IMAGE..."},
 	"history":   {cmdHistory, "recall the last N games from the journal: dicewatch history --last N"},
 	"cmd":       {cmdCmd, "sign and send an operator command"},
 	"keygen":    {cmdKeygen, "make an Ed25519 operator key pair"},

@@ -130,3 +130,57 @@ func BenchmarkCalibrateAruco(b *testing.B) {
 		}
 	}
 }
+
+// TestCalibrateKeepsView: recalibrating over a base calibration keeps the
+// installer's view of the table: a measured tilt always, a focal length in
+// pixels only for a still of the base's size (it is in that image's
+// pixels), the view then following the new homography.
+func TestCalibrateKeepsView(t *testing.T) {
+	const name = calibration.TemplatePaiGow
+	truth, _, err := caltest.Calibration(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, _ := calibration.LoadTemplate(name)
+	img, err := Render(Scene{Truth: truth, Aruco: tpl.Aruco, NoiseGrey: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := toMat(t, img)
+	defer m.Close()
+	tilt := 12.5
+	focal := 1.2 * float64(truth.Camera.Width)
+	for _, tc := range []struct {
+		name     string
+		cam      calibration.Camera
+		wantTilt bool
+		wantF    float64
+		source   calibration.ViewSource
+	}{
+		{name: "measured tilt", cam: calibration.Camera{Width: truth.Camera.Width, Height: truth.Camera.Height, ViewTiltDeg: &tilt}, wantTilt: true, source: calibration.ViewMeasured},
+		{name: "measured tilt, other size", cam: calibration.Camera{Width: 2 * truth.Camera.Width, Height: 2 * truth.Camera.Height, ViewTiltDeg: &tilt}, wantTilt: true, source: calibration.ViewMeasured},
+		{name: "focal length", cam: calibration.Camera{Width: truth.Camera.Width, Height: truth.Camera.Height, FocalPx: focal}, wantF: focal, source: calibration.ViewFocal},
+		{name: "focal length, other size", cam: calibration.Camera{Width: 2 * truth.Camera.Width, Height: 2 * truth.Camera.Height, FocalPx: 2 * focal}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := *truth
+			base.Camera = tc.cam
+			got, err := Calibrate(m, Options{Template: tpl, Method: calibration.MethodAruco, Table: "t", Base: &base})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Camera.Width != m.Cols() || got.Camera.Height != m.Rows() {
+				t.Errorf("camera %dx%d, want the still's %dx%d", got.Camera.Width, got.Camera.Height, m.Cols(), m.Rows())
+			}
+			if (got.Camera.ViewTiltDeg != nil) != tc.wantTilt || tc.wantTilt && *got.Camera.ViewTiltDeg != tilt {
+				t.Errorf("view_tilt_deg %v, want kept: %v", got.Camera.ViewTiltDeg, tc.wantTilt)
+			}
+			if got.Camera.FocalPx != tc.wantF {
+				t.Errorf("focal_px %g, want %g", got.Camera.FocalPx, tc.wantF)
+			}
+			if tc.source != "" && got.View().Source != tc.source {
+				t.Errorf("view %s, want source %q", got.View(), tc.source)
+			}
+		})
+	}
+}
