@@ -113,3 +113,27 @@ func TestRestCockedSideInShade(t *testing.T) {
 		}
 	}
 }
+
+// TestRestCockedLooseSquare: a cocked die whose pips sit in the middle of
+// its outline and whose outline is out of square by more than a flat die's
+// noise at this size is not flat (restLooseFlatness). The crop is never-run
+// seed 23's throw 1731 (session 18): a 4 cocked 15.4 degrees against chips,
+// squareness 0.71, size 0.96, called flat and left a valid roll at 0.65.
+func TestRestCockedLooseSquare(t *testing.T) {
+	crops := readRestCrops(t, "testdata/restloose")
+	if len(crops) == 0 {
+		t.Fatal("no crops in testdata/restloose")
+	}
+	for _, c := range crops {
+		found := c.centred()
+		if len(found) == 0 {
+			t.Errorf("%s: no die found", c.name)
+		}
+		for _, rd := range found {
+			det := rd.toDetection(c.edge, DefaultMinFlatness)
+			if det.Flat {
+				t.Errorf("%s: read %d flat (flatness %.2f, size %.2f), a cocked die", c.name, rd.value, det.Flatness, det.SizeRatio)
+			}
+		}
+	}
+}
