@@ -1484,12 +1484,13 @@ func (d restDie) pipOffset(edge float64) float64 {
 //
 // restLooseFlatness was 0.65 until session 18. On never-run seed 23 a 4
 // cocked 15.4 degrees against chips, its pips centred on its outline
-// (0.044 edges off), read with squareness 0.71 and size 0.96, so it was
-// called flat and left a valid roll. Over seeds 15 and 17 to 22 (2,000
-// throws each, every flat die under 0.85 squareness logged by
-// DICEWATCH_SCENE_NEAR), no read flat die whose face was not placed by
-// its pips fell under 0.74; placed faces are flat by restFlat's first
-// test and do not meet this cut.
+// (0.044 edges off), read with squareness 0.71 and size 1.00 (0.96 in
+// its test crop), so it was called flat and left a valid roll. Over
+// seeds 15, 17 and 19 to 22 (2,000 throws each) and the first 247 throws
+// of seed 18, every flat die under 0.85 squareness logged by
+// DICEWATCH_SCENE_NEAR, no read flat die whose face was not placed by
+// its pips fell under 0.74; the lower ones were all placed, and placed
+// faces are flat by restFlat's first test, before this cut.
 const (
 	restLooseFlatness = 0.72 // squareness a face of one die's area may fall to
 	restOneDieSize    = 1.09 // size ratio up to which a face is one die's top
