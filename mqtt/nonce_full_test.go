@@ -134,15 +134,7 @@ func TestNonceStoreOpenOnFullDisk(t *testing.T) {
 		}
 	}
 	s.Close()
-	// A torn line, as a crash leaves it.
-	f, err := os.OpenFile(filepath.Join(dir, "nonces"), os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString("1800003600000000000 box-1 nonce-torn"); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	appendTornNonce(t, dir)
 	if err := journaltest.Fill(filepath.Join(dir, "filler")); err != nil {
 		t.Fatal(err)
 	}
@@ -194,5 +186,19 @@ func TestNonceStoreTornTail(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// appendTornNonce ends the nonce file in dir with a line cut short, as a
+// crash or a full disk leaves it.
+func appendTornNonce(t *testing.T, dir string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(dir, "nonces"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString("1800003600000000000 box-1 nonce-torn"); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -116,14 +116,7 @@ func TestNonceStoreReserveAfterRestart(t *testing.T) {
 			}
 			s.Close()
 			if torn {
-				f, err := os.OpenFile(filepath.Join(dir, "nonces"), os.O_WRONLY|os.O_APPEND, 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := f.WriteString("1800003600000000000 box-1 nonce-torn"); err != nil {
-					t.Fatal(err)
-				}
-				f.Close()
+				appendTornNonce(t, dir)
 			}
 			if err := journaltest.Fill(filepath.Join(dir, "filler")); err != nil {
 				t.Fatal(err)
