@@ -148,20 +148,7 @@ const (
 // peak is grey (white glare) and the pip is not. Each colour is the mean
 // of the 3x3 patch pixels at the peak, as the check's.
 func (s *faceScratch) glarePeaks(pk [][2]float64) int {
-	col := func(p [2]float64) [3]float64 {
-		px := min(max(int((p[0]+0.5)*faceN), 1), faceN-2)
-		py := min(max(int((p[1]+0.5)*faceN), 1), faceN-2)
-		var c [3]float64
-		for dy := -1; dy <= 1; dy++ {
-			for dx := -1; dx <= 1; dx++ {
-				o := ((py+dy)*faceN + px + dx) * 3
-				for ch := 0; ch < 3; ch++ {
-					c[ch] += s.patch[o+ch] / 9
-				}
-			}
-		}
-		return c
-	}
+	col := func(p [2]float64) [3]float64 { return s.patchColour(p[0], p[1]) }
 	dist := func(a, b [3]float64) float64 {
 		return math.Abs(a[0]-b[0]) + math.Abs(a[1]-b[1]) + math.Abs(a[2]-b[2])
 	}
@@ -723,18 +710,7 @@ func (r *Reader) pipLayout(fr bgrImage, fv faceValue) (float64, float64) {
 	// centre.
 	cols := make([][3]float64, 0, len(s.kept))
 	for _, p := range s.kept {
-		px := min(max(int((p.x+0.5)*faceN), 1), faceN-2)
-		py := min(max(int((p.y+0.5)*faceN), 1), faceN-2)
-		var col [3]float64
-		for dy := -1; dy <= 1; dy++ {
-			for dx := -1; dx <= 1; dx++ {
-				o := ((py+dy)*faceN + px + dx) * 3
-				for ch := 0; ch < 3; ch++ {
-					col[ch] += s.patch[o+ch] / 9
-				}
-			}
-		}
-		cols = append(cols, col)
+		cols = append(cols, s.patchColour(p.x, p.y))
 	}
 	var med [3]float64
 	var contrast float64
@@ -755,4 +731,21 @@ func (r *Reader) pipLayout(fr bgrImage, fv faceValue) (float64, float64) {
 		spread = max(spread, dd/contrast)
 	}
 	return off, spread
+}
+
+// patchColour is the mean colour of the 3x3 patch pixels at (x, y), in
+// the patch's centred units (-0.5..0.5), clamped inside its border.
+func (s *faceScratch) patchColour(x, y float64) [3]float64 {
+	px := min(max(int((x+0.5)*faceN), 1), faceN-2)
+	py := min(max(int((y+0.5)*faceN), 1), faceN-2)
+	var c [3]float64
+	for dy := -1; dy <= 1; dy++ {
+		for dx := -1; dx <= 1; dx++ {
+			o := ((py+dy)*faceN + px + dx) * 3
+			for ch := 0; ch < 3; ch++ {
+				c[ch] += s.patch[o+ch] / 9
+			}
+		}
+	}
+	return c
 }
