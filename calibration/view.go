@@ -51,6 +51,15 @@ const (
 	// estimated angle under that noise for which the estimate is given.
 	viewMaxSpreadDeg = 2.0
 	viewTrials       = 24
+	// viewMaxMisfit is how far, in root-mean-square multiples of what
+	// that noise and that principal point's uncertainty do to a pinhole,
+	// the homography may miss a square-pixel pinhole's two constraints
+	// (see misfit) at the focal length taken: a pinhole's homography
+	// meets both at its focal length, to within the noise; one that is
+	// not a pinhole's (a bad fit, a principal point far off, a fisheye's
+	// points, a keystone drawn as one) can give a confident but wrong
+	// focal length and view, as the two constraints disagree.
+	viewMaxMisfit = 3.0
 )
 
 // ViewSource says where a calibration's view comes from.
@@ -77,6 +86,11 @@ type ViewInfo struct {
 	// SpreadDeg is the estimate's spread under viewNoisePx of noise on
 	// the reference points (ViewEstimated only).
 	SpreadDeg float64
+	// Misfit is how far the homography misses a pinhole's constraints at
+	// the focal length used, over what the noise and the principal
+	// point's uncertainty do to them (ViewFocal and ViewEstimated; a
+	// view is given up to viewMaxMisfit).
+	Misfit float64
 	// Reason says why the view is not known.
 	Reason string
 }
@@ -89,10 +103,10 @@ func (v ViewInfo) String() string {
 	case ViewMeasured:
 		return fmt.Sprintf("measured %.1f deg off vertical (camera.view_tilt_deg)", v.CentreDeg)
 	case ViewFocal:
-		return fmt.Sprintf("%.1f deg off vertical at the centre, %.1f..%.1f at the corners and sides (known focal length %.0f px)", v.CentreDeg, v.MinDeg, v.MaxDeg, v.FocalPx)
+		return fmt.Sprintf("%.1f deg off vertical at the centre, %.1f..%.1f at the corners and sides (known focal length %.0f px; pinhole misfit %.1f, at most %g)", v.CentreDeg, v.MinDeg, v.MaxDeg, v.FocalPx, v.Misfit, viewMaxMisfit)
 	}
-	return fmt.Sprintf("%.1f deg off vertical at the centre, %.1f..%.1f at the corners and sides (estimated focal length %.0f px, spread %.1f deg under %g px of noise)",
-		v.CentreDeg, v.MinDeg, v.MaxDeg, v.FocalPx, v.SpreadDeg, viewNoisePx)
+	return fmt.Sprintf("%.1f deg off vertical at the centre, %.1f..%.1f at the corners and sides (estimated focal length %.0f px, spread %.1f deg under %g px of noise; pinhole misfit %.1f, at most %g)",
+		v.CentreDeg, v.MinDeg, v.MaxDeg, v.FocalPx, v.SpreadDeg, viewNoisePx, v.Misfit, viewMaxMisfit)
 }
 
 // pose is a pinhole camera's view of the table plane: principal point,
@@ -185,7 +199,14 @@ func (c *Calibration) prepareView() {
 			v.info.Reason = "the homography gives no pose with the known focal length"
 			return
 		}
+		tr := c.viewTrials(ps, k, false)
+		if !tr.fits() {
+			v.info.Reason = fmt.Sprintf("the homography is not a pinhole's view with the known focal length %.0f px (%s): check %s and the reference points",
+				math.Sqrt(k.fx*k.fy), tr.describe(), c.focalName())
+			return
+		}
 		v.info = c.describe(ps, ViewFocal)
+		v.info.Misfit = tr.ratio()
 		v.pose = ps
 		c.checkPlausible(v)
 		return
@@ -195,16 +216,30 @@ func (c *Calibration) prepareView() {
 		v.info.Reason = "the homography is not a centred square-pixel pinhole's view, or is nearly affine (camera near straight down): give camera.focal_px or camera.view_tilt_deg"
 		return
 	}
-	spread, ok := c.viewSpread(ps, k)
-	if !ok || spread > viewMaxSpreadDeg {
+	tr := c.viewTrials(ps, k, true)
+	if !tr.ok || tr.spread > viewMaxSpreadDeg {
 		v.info.Reason = fmt.Sprintf("the homography does not fix the focal length (estimate %.0f px unsure by %.1f deg under %g px of noise and the principal point %g%% off the centre; a camera near straight down, or a wide lens a little off it): give camera.focal_px or camera.view_tilt_deg",
-			ps.fx, spread, viewNoisePx, 100*viewCentreShare)
+			ps.fx, tr.spread, viewNoisePx, 100*viewCentreShare)
+		return
+	}
+	if !tr.fits() {
+		v.info.Reason = fmt.Sprintf("the homography is not a centred square-pixel pinhole's view (at the estimated focal length %.0f px %s; a bad fit, a lens with distortion and no lens model, or the principal point far off the centre): give camera.focal_px or camera.view_tilt_deg",
+			ps.fx, tr.describe())
 		return
 	}
 	v.info = c.describe(ps, ViewEstimated)
-	v.info.SpreadDeg = spread
+	v.info.SpreadDeg = tr.spread
+	v.info.Misfit = tr.ratio()
 	v.pose = ps
 	c.checkPlausible(v)
+}
+
+// focalName names where the known focal length comes from.
+func (c *Calibration) focalName() string {
+	if c.Lens.active() {
+		return "the lens model's fx, fy, cx and cy"
+	}
+	return "camera.focal_px (for this image size)"
 }
 
 // checkPlausible turns a pose that sees the image centre steeper than
@@ -304,12 +339,71 @@ func estimatePose(hi [9]float64, k pose, long float64) (pose, bool) {
 	return poseFrom(hi, k)
 }
 
-// viewSpread is the root-mean-square change, the worst over viewGrid, of
-// the estimated angle when the reference points (or, with none, a grid of
-// image points) move by viewNoisePx of Gaussian noise and the homography
-// is fitted again, and the principal point moves by viewCentreShare. ok is false when a quarter of the trials give no
-// estimate.
-func (c *Calibration) viewSpread(ps pose, k pose) (float64, bool) {
+// misfit is how far the homography hi misses a pinhole's two
+// constraints with the intrinsics k (focal lengths set): the table's
+// axes in the camera's frame, K^-1 hi's first two columns, are square
+// (the first term, the cosine of the angle between them) and of one
+// length (the second, their squared lengths' difference over their
+// sum). Both are 0 for a pinhole's homography at its focal length; they
+// do not depend on the homography's scale.
+func misfit(hi [9]float64, k pose) [2]float64 {
+	var r [2][3]float64
+	for j := 0; j < 2; j++ {
+		g := [3]float64{hi[j], hi[3+j], hi[6+j]}
+		r[j] = [3]float64{(g[0] - k.cx*g[2]) / k.fx, (g[1] - k.cy*g[2]) / k.fy, g[2]}
+	}
+	dot := func(a, b [3]float64) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
+	l0, l1 := dot(r[0], r[0]), dot(r[1], r[1])
+	return [2]float64{dot(r[0], r[1]) / math.Sqrt(l0*l1), (l0 - l1) / (l0 + l1)}
+}
+
+// trials sums up viewTrials.
+type trials struct {
+	// spread is the estimated angle's root-mean-square change, the worst
+	// over viewGrid (estimating trials only); ok is false when a quarter
+	// of the trials give no estimate.
+	spread float64
+	ok     bool
+	// m0 is the misfit of the homography itself and sigma the
+	// root-mean-square change of the misfit over the trials: what the
+	// noise and the principal point's uncertainty do to it.
+	m0    [2]float64
+	sigma float64
+}
+
+// ratio is the homography's misfit over what the trials' noise does to
+// it.
+func (tr trials) ratio() float64 {
+	m := math.Hypot(tr.m0[0], tr.m0[1])
+	if m == 0 {
+		return 0
+	}
+	return m / tr.sigma
+}
+
+// fits reports whether the homography's misfit is within viewMaxMisfit
+// times what the trials' noise does to it (false when the trials failed).
+func (tr trials) fits() bool {
+	return tr.ok && tr.ratio() <= viewMaxMisfit
+}
+
+// describe says how far off a pinhole's the homography is, for a reason.
+func (tr trials) describe() string {
+	m := tr.m0
+	square := 90 - math.Acos(math.Max(-1, math.Min(1, m[0])))*180/math.Pi
+	ratio := math.Sqrt((1 + m[1]) / (1 - m[1]))
+	return fmt.Sprintf("the table's axes come out %.2f deg off square and %.1f%% apart in length, %.1f times what %g px of noise and the principal point %g%% off the centre do",
+		square, 100*math.Abs(ratio-1), tr.ratio(), viewNoisePx, 100*viewCentreShare)
+}
+
+// viewTrials refits the homography viewTrials times with the reference
+// points (or, with none, a grid of image points) moved by viewNoisePx of
+// Gaussian noise, and the principal point moved by viewCentreShare. With
+// estimate it estimates the focal length again in each trial, and
+// measures the change of the estimated angle from the pose ps (spread);
+// without, it takes k's focal lengths. Either way it measures the misfit
+// of each trial's homography at its focal length (sigma).
+func (c *Calibration) viewTrials(ps pose, k pose, estimate bool) trials {
 	w, h := float64(c.Camera.Width), float64(c.Camera.Height)
 	var px []Point
 	if c.Reference != nil && len(c.Reference.Points) >= 4 {
@@ -330,7 +424,12 @@ func (c *Calibration) viewSpread(ps pose, k pose) (float64, bool) {
 	for i, p := range px {
 		mm[i] = apply(c.Homography, p)
 	}
+	var tr trials
+	if hi, ok := invert3(c.Homography); ok {
+		tr.m0 = misfit(hi, ps)
+	}
 	var sum [len(viewGrid) * len(viewGrid)]float64
+	var msum float64
 	rng := rand.New(rand.NewPCG(1, 2))
 	failed := 0
 	for t := 0; t < viewTrials; t++ {
@@ -350,26 +449,33 @@ func (c *Calibration) viewSpread(ps pose, k pose) (float64, bool) {
 		kt := k
 		kt.cx += viewCentreShare * c.long() * rng.NormFloat64()
 		kt.cy += viewCentreShare * c.long() * rng.NormFloat64()
-		q, ok := estimatePose(hi, kt, c.long())
-		if !ok {
-			failed++
-			continue
-		}
-		g := 0
-		for _, a := range viewGrid {
-			for _, b := range viewGrid {
-				d := q.tiltDeg(Point{a * w, b * h}) - ps.tiltDeg(Point{a * w, b * h})
-				sum[g] += d * d
-				g++
+		q := kt
+		if estimate {
+			if q, ok = estimatePose(hi, kt, c.long()); !ok {
+				failed++
+				continue
+			}
+			g := 0
+			for _, a := range viewGrid {
+				for _, b := range viewGrid {
+					d := q.tiltDeg(Point{a * w, b * h}) - ps.tiltDeg(Point{a * w, b * h})
+					sum[g] += d * d
+					g++
+				}
 			}
 		}
+		m := misfit(hi, q)
+		msum += (m[0]-tr.m0[0])*(m[0]-tr.m0[0]) + (m[1]-tr.m0[1])*(m[1]-tr.m0[1])
 	}
 	if failed*4 >= viewTrials {
-		return math.Inf(1), false
+		tr.spread, tr.sigma = math.Inf(1), math.Inf(1)
+		return tr
 	}
-	worst := 0.0
+	tr.ok = true
+	n := float64(viewTrials - failed)
+	tr.sigma = math.Sqrt(msum / n)
 	for _, s := range sum {
-		worst = math.Max(worst, math.Sqrt(s/float64(viewTrials-failed)))
+		tr.spread = math.Max(tr.spread, math.Sqrt(s/n))
 	}
-	return worst, true
+	return tr
 }

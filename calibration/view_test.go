@@ -17,6 +17,33 @@ type pinhole struct {
 	f, tilt, yaw, dst float64
 	// off moves the principal point off the image centre (px).
 	off Point
+	// roll turns the camera about its line of sight (degrees): its
+	// image rows no longer level with the table.
+	roll float64
+	// Not a square-pixel pinhole's (0: it is): the vertical focal length
+	// is yScale times f, and k1 is a radial distortion (Brown-Conrady's
+	// first term) the calibration is not told of.
+	yScale, k1 float64
+}
+
+// fy is the vertical focal length.
+func (p pinhole) fy() float64 {
+	if p.yScale == 0 {
+		return p.f
+	}
+	return p.f * p.yScale
+}
+
+// ray is the undistorted direction (x, y, 1) of the line of sight through
+// px in the camera's frame.
+func (p pinhole) ray(px Point) [3]float64 {
+	xd, yd := (px.X-p.centre().X)/p.f, (px.Y-p.centre().Y)/p.fy()
+	x, y := xd, yd
+	for i := 0; i < 50; i++ {
+		r := 1 + p.k1*(x*x+y*y)
+		x, y = xd/r, yd/r
+	}
+	return [3]float64{x, y, 1}
 }
 
 // centre is the principal point.
@@ -32,6 +59,14 @@ func (p pinhole) axes() (r [3][3]float64, c [3]float64) {
 		// lean about the table's X axis, then turn about the vertical
 		b := [3]float64{a[0], a[1]*math.Cos(t) - a[2]*math.Sin(t), a[1]*math.Sin(t) + a[2]*math.Cos(t)}
 		r[i] = [3]float64{b[0]*math.Cos(y) - b[1]*math.Sin(y), b[0]*math.Sin(y) + b[1]*math.Cos(y), b[2]}
+	}
+	if p.roll != 0 {
+		o := p.roll * math.Pi / 180
+		x, y := r[0], r[1]
+		for k := 0; k < 3; k++ {
+			r[0][k] = math.Cos(o)*x[k] + math.Sin(o)*y[k]
+			r[1][k] = -math.Sin(o)*x[k] + math.Cos(o)*y[k]
+		}
 	}
 	for k := 0; k < 3; k++ {
 		c[k] = -p.dst * r[2][k]
@@ -50,13 +85,15 @@ func (p pinhole) project(x, y float64) (Point, bool) {
 	if q[2] <= 0 {
 		return Point{}, false
 	}
-	return Point{p.centre().X + p.f*q[0]/q[2], p.centre().Y + p.f*q[1]/q[2]}, true
+	u, v := q[0]/q[2], q[1]/q[2]
+	dr := 1 + p.k1*(u*u+v*v)
+	return Point{p.centre().X + p.f*u*dr, p.centre().Y + p.fy()*v*dr}, true
 }
 
 // trueTilt is the angle off vertical of the line of sight through px.
 func (p pinhole) trueTilt(px Point) float64 {
 	r, _ := p.axes()
-	d := [3]float64{(px.X - p.centre().X) / p.f, (px.Y - p.centre().Y) / p.f, 1}
+	d := p.ray(px)
 	z := d[0]*r[0][2] + d[1]*r[1][2] + d[2]*r[2][2]
 	return math.Acos(math.Abs(z)/math.Sqrt(d[0]*d[0]+d[1]*d[1]+d[2]*d[2])) * 180 / math.Pi
 }
@@ -95,7 +132,7 @@ func (p pinhole) calibrate(t *testing.T, noise float64, rng *rand.Rand) *Calibra
 // unproject is where the line of sight through px meets the table.
 func (p pinhole) unproject(px Point) Point {
 	r, c := p.axes()
-	d := [3]float64{(px.X - p.centre().X) / p.f, (px.Y - p.centre().Y) / p.f, 1}
+	d := p.ray(px)
 	var w [3]float64
 	for k := 0; k < 3; k++ {
 		w[k] = d[0]*r[0][k] + d[1]*r[1][k] + d[2]*r[2][k]
@@ -327,5 +364,188 @@ func TestViewDescribeLens(t *testing.T) {
 	centre := c.ViewTiltDeg(Point{960, 540})
 	if math.Abs(v.MinDeg-lo) > 1e-9 || math.Abs(v.MaxDeg-hi) > 1e-9 || math.Abs(v.CentreDeg-centre) > 1e-9 {
 		t.Errorf("view %s: ViewTiltDeg gives %.2f at the centre, %.2f..%.2f at the corners and sides", v, centre, lo, hi)
+	}
+}
+
+// estimateUnchecked is the view the estimate gave before the misfit
+// check (session 18): the estimated pose when it stands the noise and
+// the principal point's uncertainty, whatever its misfit.
+func estimateUnchecked(c *Calibration) (pose, bool) {
+	hi, ok := invert3(c.Homography)
+	if !ok {
+		return pose{}, false
+	}
+	k := c.intrinsics()
+	ps, ok := estimatePose(hi, k, c.long())
+	if !ok {
+		return pose{}, false
+	}
+	tr := c.viewTrials(ps, k, true)
+	return ps, tr.ok && tr.spread <= viewMaxSpreadDeg
+}
+
+// poseError is the largest difference between the pose's angle and the
+// camera's over a grid of image positions.
+func (p pinhole) poseError(ps pose) float64 {
+	worst := 0.0
+	for i := 0; i <= 8; i++ {
+		for j := 0; j <= 6; j++ {
+			px := Point{float64(p.w) * float64(i) / 8, float64(p.h) * float64(j) / 6}
+			worst = math.Max(worst, math.Abs(ps.tiltDeg(px)-p.trueTilt(px)))
+		}
+	}
+	return worst
+}
+
+// misfitRefused reports whether a view was refused by the misfit check.
+func misfitRefused(v ViewInfo) bool { return strings.Contains(v.Reason, "off square") }
+
+// TestViewMisfit: cameras that are not centred square-pixel pinholes
+// (pixels taller than wide, the principal point off the centre, barrel
+// distortion the calibration is not told of) and a known focal length
+// that is wrong (the camera's at another frame size), each with the
+// camera's rows level with the table (roll 0) and turned 20 degrees
+// about its line of sight. The views before the misfit check and now are
+// logged (-v). The check sees a defect that is not symmetric about the
+// plane the camera tilts in: a principal point off across the tilt, a
+// focal length half as long again. Those cases must have given views over
+// 3 degrees off before it, and give none now; pinholes must not be
+// refused as not ones. A defect symmetric about that plane (tall pixels
+// with level rows, a principal point off along the tilt, radial
+// distortion: the two constraints still agree, at a wrong focal length)
+// it cannot see, nor a focal length a third too short on a wide lens at
+// 10 degrees: those rows are logged only.
+func TestViewMisfit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	type row struct{ given, wrong, refused, misfit int }
+	before, after := map[string]*row{}, map[string]*row{}
+	var names []string
+	for _, tc := range []struct {
+		name   string
+		mod    func(*pinhole)
+		focal  float64 // known focal_px over the true one (0: estimated)
+		minF   float64 // the narrowest lens tried, in image widths
+		caught bool    // every view over 3 degrees off is refused
+	}{
+		{name: "pinhole", mod: func(p *pinhole) {}},
+		{name: "pinhole, focal_px", mod: func(p *pinhole) {}, focal: 1},
+		{name: "pixels 10% tall", mod: func(p *pinhole) { p.yScale = 1.1 }},
+		{name: "pixels 5% tall", mod: func(p *pinhole) { p.yScale = 1.05 }},
+		{name: "principal point 8% across", mod: func(p *pinhole) { p.off = Point{-154, 0} }, caught: true},
+		{name: "principal point 4% across", mod: func(p *pinhole) { p.off = Point{77, 0} }, caught: true},
+		{name: "principal point 4% along", mod: func(p *pinhole) { p.off = Point{0, 77} }},
+		{name: "barrel k1 -0.10", mod: func(p *pinhole) { p.k1 = -0.10 }},
+		{name: "barrel k1 -0.25", mod: func(p *pinhole) { p.k1 = -0.25 }, minF: 1},
+		{name: "focal_px 1.5x", mod: func(p *pinhole) {}, focal: 1.5, caught: true},
+		{name: "focal_px 0.67x", mod: func(p *pinhole) {}, focal: 2.0 / 3},
+	} {
+		for _, roll := range []float64{0, 20} {
+			name := fmt.Sprintf("%s, roll %g", tc.name, roll)
+			names = append(names, name)
+			b, a := &row{}, &row{}
+			before[name], after[name] = b, a
+			for _, tilt := range []float64{10, 15, 25, 35} {
+				for _, fs := range []float64{0.6, 1.0, 2.0} {
+					if fs < tc.minF {
+						continue
+					}
+					for _, yaw := range []float64{0, 30, 90} {
+						p := pinhole{w: 1920, h: 1080, f: fs * 1920, tilt: tilt, yaw: yaw, roll: roll, dst: 3000}
+						tc.mod(&p)
+						c := p.calibrate(t, 0.5, rng)
+						if tc.focal > 0 {
+							c.Camera.FocalPx = tc.focal * p.f
+							c.prepareView()
+							// Before the check a known focal length was
+							// always taken.
+							hi, _ := invert3(c.Homography)
+							ps, _ := poseFrom(hi, c.intrinsics())
+							b.given++
+							if p.poseError(ps) > 3 {
+								b.wrong++
+							}
+						} else if ps, ok := estimateUnchecked(c); ok {
+							b.given++
+							if p.poseError(ps) > 3 {
+								b.wrong++
+							}
+						} else {
+							b.refused++
+						}
+						v := c.View()
+						if v.Source == ViewUnknown {
+							a.refused++
+							if misfitRefused(v) {
+								a.misfit++
+								if tc.name == "pinhole" || tc.focal == 1 {
+									t.Errorf("%s tilt %g f %g yaw %g: a pinhole refused as not one: %s", name, tilt, fs, yaw, v.Reason)
+								}
+							}
+							continue
+						}
+						a.given++
+						if e := p.worstError(c); e > 3 {
+							a.wrong++
+							if tc.caught || tc.name == "pinhole" || tc.focal == 1 {
+								t.Errorf("%s tilt %g f %g yaw %g: view off by %.2f deg: %s", name, tilt, fs, yaw, e, v)
+							}
+						}
+					}
+				}
+			}
+			if tc.caught && b.wrong == 0 {
+				t.Errorf("%s: no view over 3 degrees off even before the check", name)
+			}
+		}
+	}
+	for _, n := range names {
+		b, a := before[n], after[n]
+		t.Logf("%-33s before the check: %2d given (%2d over 3 deg off), %2d refused; now: %2d given (%2d over 3 deg off), %2d refused (%2d as not a pinhole's)",
+			n, b.given, b.wrong, b.refused, a.given, a.wrong, a.refused, a.misfit)
+	}
+}
+
+// TestViewGenerators: the scene generator's cameras (the stills' keystone,
+// the throw sessions' slight keystone) are not pinholes; their views are
+// logged (-v) and must not be given with a pinhole misfit over the limit.
+func TestViewGenerators(t *testing.T) {
+	quad := func(w, h int, src [4]Point) *Calibration {
+		dst := [4]Point{{0, 0}, {float64(w), 0}, {float64(w), float64(h)}, {0, float64(h)}}
+		var pairs []Pair
+		for i := range src {
+			pairs = append(pairs, Pair{Px: dst[i], MM: src[i]})
+		}
+		f, err := FitHomography(pairs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &Calibration{Camera: Camera{Width: w, Height: h}, Homography: f.H}
+		c.prepareView()
+		return c
+	}
+	for _, tilt := range []float64{0, 8, 15, 25, 35} {
+		// vision/scene's Still: a 640x640 picture, the far (top) side
+		// covering more table by tan(tilt)/2, the near side less by half
+		// that.
+		const w, h, pxmm = 640, 640, 40.0 / 19
+		sx, sy := w/pxmm, h/pxmm
+		k := math.Tan(tilt*math.Pi/180) * 0.5
+		c := quad(w, h, [4]Point{{-sx / 2 * (1 + k), -sy / 2}, {sx / 2 * (1 + k), -sy / 2}, {sx / 2 * (1 - k/2), sy / 2}, {-sx / 2 * (1 - k/2), sy / 2}})
+		t.Logf("still camera %2.0f deg: %s", tilt, c.View())
+		if c.View().Misfit > viewMaxMisfit {
+			t.Errorf("still camera %g deg: given with a misfit over the limit: %s", tilt, c.View())
+		}
+	}
+	for _, cam := range []struct{ w, h int }{{1920, 1080}, {1280, 720}} {
+		for _, ks := range []float64{0, 0.02, 0.1, 0.2} {
+			// vision/scene's session camera: 0.85 px per mm, the near
+			// (left) edge covering less table across, the far more.
+			sx, sy := float64(cam.w)/0.85, float64(cam.h)/0.85
+			c := quad(cam.w, cam.h, [4]Point{{-sx, -sy / 2 * (1 - ks)}, {0, -sy / 2 * (1 + ks)}, {0, sy / 2 * (1 + ks)}, {-sx, sy / 2 * (1 - ks)}})
+			t.Logf("session camera %dx%d keystone %.2f: %s", cam.w, cam.h, ks, c.View())
+			if c.View().Misfit > viewMaxMisfit {
+				t.Errorf("session camera keystone %g: given with a misfit over the limit: %s", ks, c.View())
+			}
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"strings"
 	"testing"
 
 	"gocv.io/x/gocv"
@@ -134,7 +135,9 @@ func BenchmarkCalibrateAruco(b *testing.B) {
 // TestCalibrateKeepsView: recalibrating over a base calibration keeps the
 // installer's view of the table: a measured tilt always, a focal length in
 // pixels only for a still of the base's size (it is in that image's
-// pixels), the view then following the new homography.
+// pixels), the view then following the new homography. The generated
+// camera is not a pinhole's, so the known focal length's view is refused
+// as not agreeing with the homography.
 func TestCalibrateKeepsView(t *testing.T) {
 	const name = calibration.TemplatePaiGow
 	truth, _, err := caltest.Calibration(name)
@@ -156,10 +159,11 @@ func TestCalibrateKeepsView(t *testing.T) {
 		wantTilt bool
 		wantF    float64
 		source   calibration.ViewSource
+		reason   string
 	}{
 		{name: "measured tilt", cam: calibration.Camera{Width: truth.Camera.Width, Height: truth.Camera.Height, ViewTiltDeg: &tilt}, wantTilt: true, source: calibration.ViewMeasured},
 		{name: "measured tilt, other size", cam: calibration.Camera{Width: 2 * truth.Camera.Width, Height: 2 * truth.Camera.Height, ViewTiltDeg: &tilt}, wantTilt: true, source: calibration.ViewMeasured},
-		{name: "focal length", cam: calibration.Camera{Width: truth.Camera.Width, Height: truth.Camera.Height, FocalPx: focal}, wantF: focal, source: calibration.ViewFocal},
+		{name: "focal length", cam: calibration.Camera{Width: truth.Camera.Width, Height: truth.Camera.Height, FocalPx: focal}, wantF: focal, reason: "not a pinhole's view with the known focal length 1536 px"},
 		{name: "focal length, other size", cam: calibration.Camera{Width: 2 * truth.Camera.Width, Height: 2 * truth.Camera.Height, FocalPx: 2 * focal}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -180,6 +184,9 @@ func TestCalibrateKeepsView(t *testing.T) {
 			}
 			if tc.source != "" && got.View().Source != tc.source {
 				t.Errorf("view %s, want source %q", got.View(), tc.source)
+			}
+			if tc.reason != "" && !strings.Contains(got.View().Reason, tc.reason) {
+				t.Errorf("view %s, want it not known: %q", got.View(), tc.reason)
 			}
 		})
 	}
