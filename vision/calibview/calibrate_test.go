@@ -134,10 +134,12 @@ func BenchmarkCalibrateAruco(b *testing.B) {
 
 // TestCalibrateKeepsView: recalibrating over a base calibration keeps the
 // installer's view of the table: a measured tilt always, a focal length in
-// pixels only for a still of the base's size (it is in that image's
-// pixels), the view then following the new homography. The generated
-// camera is not a pinhole's, so the known focal length's view is refused
-// as not agreeing with the homography.
+// pixels scaled with the still's size when it is the base's shape (and
+// said so), refused when it is another shape (the camera crops its
+// sensor for it), the view then following the new homography. The
+// generated camera is not a pinhole's, so the known focal length's view
+// is refused as not agreeing with the homography. With method points the
+// base's points are scaled to the still as well.
 func TestCalibrateKeepsView(t *testing.T) {
 	const name = calibration.TemplatePaiGow
 	truth, _, err := caltest.Calibration(name)
@@ -153,6 +155,7 @@ func TestCalibrateKeepsView(t *testing.T) {
 	defer m.Close()
 	tilt := 12.5
 	focal := 1.2 * float64(truth.Camera.Width)
+	w, h := truth.Camera.Width, truth.Camera.Height
 	for _, tc := range []struct {
 		name     string
 		cam      calibration.Camera
@@ -160,18 +163,34 @@ func TestCalibrateKeepsView(t *testing.T) {
 		wantF    float64
 		source   calibration.ViewSource
 		reason   string
+		report   string
+		wantErr  string
 	}{
-		{name: "measured tilt", cam: calibration.Camera{Width: truth.Camera.Width, Height: truth.Camera.Height, ViewTiltDeg: &tilt}, wantTilt: true, source: calibration.ViewMeasured},
-		{name: "measured tilt, other size", cam: calibration.Camera{Width: 2 * truth.Camera.Width, Height: 2 * truth.Camera.Height, ViewTiltDeg: &tilt}, wantTilt: true, source: calibration.ViewMeasured},
-		{name: "focal length", cam: calibration.Camera{Width: truth.Camera.Width, Height: truth.Camera.Height, FocalPx: focal}, wantF: focal, reason: "not a pinhole's view with the known focal length 1536 px"},
-		{name: "focal length, other size", cam: calibration.Camera{Width: 2 * truth.Camera.Width, Height: 2 * truth.Camera.Height, FocalPx: 2 * focal}},
+		{name: "measured tilt", cam: calibration.Camera{Width: w, Height: h, ViewTiltDeg: &tilt}, wantTilt: true, source: calibration.ViewMeasured},
+		{name: "measured tilt, other size", cam: calibration.Camera{Width: 2 * w, Height: 2 * h, ViewTiltDeg: &tilt}, wantTilt: true, source: calibration.ViewMeasured},
+		{name: "measured tilt, other shape", cam: calibration.Camera{Width: w, Height: w, ViewTiltDeg: &tilt}, wantTilt: true, source: calibration.ViewMeasured},
+		{name: "focal length", cam: calibration.Camera{Width: w, Height: h, FocalPx: focal}, wantF: focal, reason: "not a pinhole's view with the known focal length 1536 px"},
+		{name: "focal length, other size", cam: calibration.Camera{Width: 2 * w, Height: 2 * h, FocalPx: 2 * focal}, wantF: focal, reason: "not a pinhole's view with the known focal length 1536 px",
+			report: "base: scaled from 2560x1920 to 1280x960 frames (x0.5): camera.focal_px 3072 -> 1536; a camera mode that crops its sensor rather than scaling it needs them measured at 1280x960\n"},
+		{name: "focal length, other shape", cam: calibration.Camera{Width: w, Height: w, FocalPx: focal},
+			wantErr: "calibview: -base: calibration: camera.focal_px is in pixels of a 1280x1280 frame, and a 1280x960 frame is another shape: the camera crops its sensor for it, so it is not known at 1280x960; measure it at 1280x960, or leave it out"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base := *truth
 			base.Camera = tc.cam
-			got, err := Calibrate(m, Options{Template: tpl, Method: calibration.MethodAruco, Table: "t", Base: &base})
+			var report strings.Builder
+			got, err := Calibrate(m, Options{Template: tpl, Method: calibration.MethodAruco, Table: "t", Base: &base, Report: &report})
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("got %v, want %s", err, tc.wantErr)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if report.String() != tc.report {
+				t.Errorf("report %q, want %q", report.String(), tc.report)
 			}
 			if got.Camera.Width != m.Cols() || got.Camera.Height != m.Rows() {
 				t.Errorf("camera %dx%d, want the still's %dx%d", got.Camera.Width, got.Camera.Height, m.Cols(), m.Rows())
@@ -190,4 +209,29 @@ func TestCalibrateKeepsView(t *testing.T) {
 			}
 		})
 	}
+	t.Run("points, other size", func(t *testing.T) {
+		// The base was calibrated from clicked points at twice the
+		// still's size: its points follow the still.
+		base := *truth
+		base.Camera = calibration.Camera{Width: 2 * w, Height: 2 * h}
+		pts := clickedPoints(truth, tpl)
+		for i := range pts {
+			pts[i].Px[0], pts[i].Px[1] = 2*pts[i].Px[0], 2*pts[i].Px[1]
+		}
+		base.Reference = &calibration.Reference{Method: calibration.MethodPoints, Points: pts}
+		var report strings.Builder
+		got, err := Calibrate(m, Options{Template: tpl, Method: calibration.MethodPoints, Table: "t", Base: &base, Report: &report})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(report.String(), "15 reference points' pixels") {
+			t.Errorf("report %q", report.String())
+		}
+		if rmsMM, cornerMM := recoveryErrors(truth, got); rmsMM > 1 || cornerMM > 2 {
+			t.Errorf("table rms %.3f mm (bar 1), corners %.3f mm (bar 2)", rmsMM, cornerMM)
+		}
+		if base.Reference.Points[0].Px != pts[0].Px {
+			t.Error("the base's points were changed")
+		}
+	})
 }

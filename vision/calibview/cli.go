@@ -181,16 +181,15 @@ func RunCalibrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		if err != nil {
 			return fail(err)
 		}
-		opts := Options{Template: tpl, Method: *method, Table: *table, MaxErrorMM: *maxErr}
+		opts := Options{Template: tpl, Method: *method, Table: *table, MaxErrorMM: *maxErr, Report: stdout}
 		if *base != "" {
 			b, err := calibration.Load(*base)
 			if err != nil {
 				return fail(err)
 			}
+			// With method points, Calibrate takes the base's
+			// reference.points, scaled to the still's size.
 			opts.Base = b
-			if *method == calibration.MethodPoints && b.Reference != nil {
-				opts.Points = b.Reference.Points
-			}
 		}
 		img, err := grab(*still, *camera)
 		if err != nil {

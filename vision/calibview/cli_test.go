@@ -158,3 +158,69 @@ func TestMarkerSheets(t *testing.T) {
 		}
 	}
 }
+
+// TestCLICalibrateBaseResized: `dicewatch calibrate -base` with a base
+// made for another frame size of the same shape scales its focal length
+// and says so; for another shape it refuses, names the value and writes
+// nothing.
+func TestCLICalibrateBaseResized(t *testing.T) {
+	truth, _, err := caltest.Calibration(calibration.TemplatePaiGow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, _ := calibration.LoadTemplate(calibration.TemplatePaiGow)
+	img, err := Render(Scene{Truth: truth, Aruco: tpl.Aruco, NoiseGrey: 2, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	still := filepath.Join(dir, "still.png")
+	writePNG(t, still, img)
+	for _, tc := range []struct {
+		name       string
+		w, h       int
+		focal      float64
+		code       int
+		stdout     string
+		stderr     string
+		wantFocal  float64
+		wantOutput bool
+	}{
+		{name: "twice the size", w: 2560, h: 1920, focal: 3000, stdout: "base: scaled from 2560x1920 to 1280x960 frames (x0.5): camera.focal_px 3000 -> 1500; a camera mode that crops its sensor rather than scaling it needs them measured at 1280x960\n", wantFocal: 1500, wantOutput: true},
+		{name: "another shape", w: 1280, h: 720, focal: 1500, code: 1, stderr: "dicewatch calibrate: calibview: -base: calibration: camera.focal_px is in pixels of a 1280x720 frame, and a 1280x960 frame is another shape: the camera crops its sensor for it, so it is not known at 1280x960; measure it at 1280x960, or leave it out"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := *truth
+			base.Camera = calibration.Camera{Width: tc.w, Height: tc.h, FocalPx: tc.focal}
+			if err := base.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			basePath := filepath.Join(dir, tc.name+"-base.yaml")
+			if err := base.Save(basePath); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, tc.name+".yaml")
+			var stdout, stderr bytes.Buffer
+			code := RunCalibrate([]string{"-still", still, "-template", "paigow", "-base", basePath, "-out", out, "-background", "none"}, strings.NewReader(""), &stdout, &stderr)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), tc.stdout) || !strings.Contains(stderr.String(), tc.stderr) {
+				t.Errorf("stdout %q\nstderr %q\nwant %q and %q in them", stdout.String(), stderr.String(), tc.stdout, tc.stderr)
+			}
+			c, err := calibration.Load(out)
+			if !tc.wantOutput {
+				if err == nil {
+					t.Error("a refused calibration was written")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Camera.FocalPx != tc.wantFocal || c.Camera.Width != 1280 || c.Camera.Height != 960 {
+				t.Errorf("camera %+v", c.Camera)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package calibview
 import (
 	"fmt"
 	"image"
+	"io"
 	"math"
 
 	"gocv.io/x/gocv"
@@ -128,16 +129,23 @@ func toPairs(pts []calibration.RefPoint) []calibration.Pair {
 
 // Options say how to calibrate a still.
 type Options struct {
-	Template   calibration.Template
-	Method     string // calibration.MethodAruco, MethodChessboard or MethodPoints
+	Template calibration.Template
+	Method   string // calibration.MethodAruco, MethodChessboard or MethodPoints
+	// Points are method points' pairs, in the still's pixels (nil with
+	// Base: the base's reference.points, scaled to the still).
 	Points     []calibration.RefPoint
 	Table      string
 	MaxErrorMM float64
 	// Base, when not nil, is an existing calibration whose zones, table
-	// polygon, die model, lens and camera view (camera.view_tilt_deg;
-	// camera.focal_px at the same image size) are kept (a technician's
-	// adjusted template); only the homography and reference are replaced.
+	// polygon, die model, lens and camera view (camera.view_tilt_deg,
+	// camera.focal_px) are kept (a technician's adjusted template); only
+	// the homography and reference are replaced. For a still of another
+	// size its values in pixels are scaled (see
+	// calibration.Calibration.ForFrame), or, for a still of another
+	// shape, refused.
 	Base *calibration.Calibration
+	// Report, when not nil, is told what was scaled from Base.
+	Report io.Writer
 }
 
 // Calibrate finds the reference points in the still (or takes
@@ -169,15 +177,29 @@ func Calibrate(img gocv.Mat, opts Options) (*calibration.Calibration, error) {
 	}
 	var c *calibration.Calibration
 	if opts.Base != nil {
+		// The base's homography is fitted again, and its reference
+		// replaced but for method points' when none are given; what is
+		// left in pixels (focal_px, the lens model, those points)
+		// follows the still's size.
 		cp := *opts.Base
-		c = &cp
-		// The installer's view of the table is kept: a measured tilt
-		// as it is, a focal length in pixels only at the same size.
-		cam := calibration.Camera{Width: img.Cols(), Height: img.Rows(), ViewTiltDeg: opts.Base.Camera.ViewTiltDeg}
-		if cam.Width == opts.Base.Camera.Width && cam.Height == opts.Base.Camera.Height {
-			cam.FocalPx = opts.Base.Camera.FocalPx
+		cp.Homography = [9]float64{}
+		if opts.Method != calibration.MethodPoints || opts.Points != nil {
+			cp.Reference = nil
 		}
-		c.Camera = cam
+		var note string
+		c, note, err = cp.ForFrame(img.Cols(), img.Rows())
+		if err != nil {
+			return nil, fmt.Errorf("calibview: -base: %w", err)
+		}
+		if note != "" && opts.Report != nil {
+			fmt.Fprintf(opts.Report, "base: %s\n", note)
+		}
+		if opts.Method == calibration.MethodPoints && opts.Points == nil {
+			if c.Reference == nil || len(c.Reference.Points) == 0 {
+				return nil, fmt.Errorf("calibview: method points: the base has no reference.points")
+			}
+			ref.Points = append([]calibration.RefPoint(nil), c.Reference.Points...)
+		}
 	} else {
 		c = opts.Template.New(opts.Table, img.Cols(), img.Rows(), [9]float64{})
 	}
