@@ -257,6 +257,9 @@ func (c *Calibration) Validate() error {
 	if err := c.Lens.validate(); err != nil {
 		return bad("%v", err)
 	}
+	if err := c.checkLens(); err != nil {
+		return bad("%v", err)
+	}
 	if err := c.validateReference(); err != nil {
 		return bad("%v", err)
 	}
@@ -489,8 +492,8 @@ func round(v float64, digits int) float64 {
 // (and refuses a reload) when it does not.
 func (c *Calibration) CheckResolution(w, h int) error {
 	if w != c.Camera.Width || h != c.Camera.Height {
-		return fmt.Errorf("calibration: camera.width x camera.height: %w: source gives %dx%d, calibration is for %dx%d (recalibrate, or set the camera to %dx%d)",
-			ErrResolution, w, h, c.Camera.Width, c.Camera.Height, c.Camera.Width, c.Camera.Height)
+		return fmt.Errorf("calibration: camera.width x camera.height: %w: source gives %dx%d, calibration is for %dx%d (recalibrate from a %dx%d still, with -base to keep the zones and scale camera.focal_px and the lens model; or set the camera to %dx%d)",
+			ErrResolution, w, h, c.Camera.Width, c.Camera.Height, w, h, c.Camera.Width, c.Camera.Height)
 	}
 	return nil
 }

@@ -244,7 +244,7 @@ func TestCheckResolution(t *testing.T) {
 		t.Error(err)
 	}
 	err = c.CheckResolution(1280, 720)
-	want := "calibration: camera.width x camera.height: camera resolution does not match the calibration: source gives 1280x720, calibration is for 1920x1080 (recalibrate, or set the camera to 1920x1080)"
+	want := "calibration: camera.width x camera.height: camera resolution does not match the calibration: source gives 1280x720, calibration is for 1920x1080 (recalibrate from a 1280x720 still, with -base to keep the zones and scale camera.focal_px and the lens model; or set the camera to 1920x1080)"
 	if !errors.Is(err, calibration.ErrResolution) || err.Error() != want {
 		t.Errorf("err = %v", err)
 	}

@@ -92,3 +92,47 @@ func (l Lens) undistort(p Point) Point {
 // Undistort maps an observed pixel to the ideal pixel the homography
 // takes (the identity without a lens model).
 func (c *Calibration) Undistort(p Point) Point { return c.Lens.undistort(p) }
+
+// lensGrid are the image positions, as shares of the width and height,
+// where checkLens makes sure the model inverts.
+var lensGrid = [...]float64{0, 0.25, 0.5, 0.75, 1}
+
+// maxLensRoundTripPx is how far undistorting then distorting a pixel may
+// land from it for the lens model to count as inverting over the image.
+const maxLensRoundTripPx = 0.5
+
+// checkLens checks a brown_conrady model against the image (validate
+// passed): its principal point inside the image, its focal lengths
+// plausible for the image's size (as camera.focal_px's), and the model
+// invertible over the whole image (distortion coefficients that fold the
+// image, or a typing slip, make undistort's iteration wander).
+func (c *Calibration) checkLens() error {
+	l := c.Lens
+	if !l.active() {
+		return nil
+	}
+	w, h := float64(c.Camera.Width), float64(c.Camera.Height)
+	if !(l.CX > 0 && l.CX < w && l.CY > 0 && l.CY < h) {
+		return fmt.Errorf("lens.cx, lens.cy: (%g, %g) is not inside the %dx%d image (the principal point, in pixels; missing?)", l.CX, l.CY, c.Camera.Width, c.Camera.Height)
+	}
+	long := c.long()
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"fx", l.FX}, {"fy", l.FY}} {
+		if !(f.v >= minFocalShare*long && f.v <= maxFocalShare*long) {
+			return fmt.Errorf("lens.%s: %g is not a plausible focal length for a %dx%d image (%.0f..%.0f px)", f.name, f.v, c.Camera.Width, c.Camera.Height, minFocalShare*long, maxFocalShare*long)
+		}
+	}
+	for _, a := range lensGrid {
+		for _, b := range lensGrid {
+			p := Point{a * w, b * h}
+			q := l.distort(l.undistort(p))
+			if d := math.Hypot(q.X-p.X, q.Y-p.Y); !(d <= maxLensRoundTripPx) {
+				return fmt.Errorf("lens: the model does not invert at pixel (%g, %g) (undistorted and distorted again it lands %.3g px away): k1, k2, k3, p1, p2 are too strong for fx, fy", p.X, p.Y, d)
+			}
+		}
+	}
+	return nil
+}
+

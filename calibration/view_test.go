@@ -205,8 +205,9 @@ func TestViewPinholes(t *testing.T) {
 	}
 }
 
-// TestViewInvalid: an installer's view values out of range are refused
-// with a clear error; a measured tilt is taken for every position.
+// TestViewInvalid: an installer's view values out of range (and a lens
+// model's intrinsics that do not fit the image) are refused with a clear
+// error; a measured tilt is taken for every position.
 func TestViewInvalid(t *testing.T) {
 	tilt := func(v float64) *float64 { return &v }
 	for _, tc := range []struct {
@@ -227,6 +228,12 @@ func TestViewInvalid(t *testing.T) {
 		{name: "infinite focal", cam: Camera{FocalPx: math.Inf(1)}, want: "camera.focal_px: +Inf is not a plausible focal length"},
 		{name: "both", cam: Camera{FocalPx: 1500, ViewTiltDeg: tilt(10)}, want: "camera.view_tilt_deg and camera.focal_px: give one"},
 		{name: "focal with lens", cam: Camera{FocalPx: 1500}, lens: Lens{Model: LensBrownConrady, FX: 1400, FY: 1400, CX: 960, CY: 540}, want: "camera.focal_px: the lens model's fx and fy are the focal length"},
+		{name: "lens without a principal point", lens: Lens{Model: LensBrownConrady, FX: 1600, FY: 1600, K1: -0.1}, want: "lens.cx, lens.cy: (0, 0) is not inside the 1920x1080 image (the principal point, in pixels; missing?)"},
+		{name: "lens principal point outside", lens: Lens{Model: LensBrownConrady, FX: 1600, FY: 1600, CX: 2400, CY: 540}, want: "lens.cx, lens.cy: (2400, 540) is not inside the 1920x1080 image"},
+		{name: "lens focal in mm", lens: Lens{Model: LensBrownConrady, FX: 4.2, FY: 4.2, CX: 960, CY: 540}, want: "lens.fx: 4.2 is not a plausible focal length for a 1920x1080 image (154..38400 px)"},
+		{name: "lens fy too long", lens: Lens{Model: LensBrownConrady, FX: 1600, FY: 1e6, CX: 960, CY: 540}, want: "lens.fy: 1e+06 is not a plausible focal length"},
+		{name: "lens folds the image", lens: Lens{Model: LensBrownConrady, FX: 1600, FY: 1600, CX: 960, CY: 540, K1: -2}, want: "lens: the model does not invert at pixel"},
+		{name: "lens k1 wild", lens: Lens{Model: LensBrownConrady, FX: 1600, FY: 1600, CX: 960, CY: 540, K1: 40}, want: "lens: the model does not invert at pixel"},
 		{name: "measured", cam: Camera{ViewTiltDeg: tilt(12.5)}, fixed: 12.5},
 		{name: "measured straight down", cam: Camera{ViewTiltDeg: tilt(0)}, fixed: 0},
 	} {
@@ -546,6 +553,22 @@ func TestViewGenerators(t *testing.T) {
 			if c.View().Misfit > viewMaxMisfit {
 				t.Errorf("session camera keystone %g: given with a misfit over the limit: %s", ks, c.View())
 			}
+		}
+	}
+}
+
+// TestLensAccepted: lens models of real cameras over a table pass the
+// lens checks (a webcam's mild distortion, a wide lens's strong barrel).
+func TestLensAccepted(t *testing.T) {
+	for _, l := range []Lens{
+		{Model: LensBrownConrady, FX: 1400, FY: 1400, CX: 960, CY: 540, K1: -0.12, K2: 0.03, P1: 0.001, P2: -0.0005},
+		{Model: LensBrownConrady, FX: 1100, FY: 1105, CX: 951, CY: 547, K1: -0.25, K2: 0.06},
+		{Model: LensBrownConrady, FX: 1500, FY: 1500, CX: 965, CY: 530, K1: 0.08, K2: -0.2, K3: 0.1},
+	} {
+		c := validForView(t)
+		c.Lens = l
+		if err := c.checkLens(); err != nil {
+			t.Errorf("%+v: %v", l, err)
 		}
 	}
 }
