@@ -135,4 +135,3 @@ func (c *Calibration) checkLens() error {
 	}
 	return nil
 }
-
