@@ -213,7 +213,7 @@ func (c *Calibration) prepareView() {
 	}
 	ps, ok := estimatePose(hi, k, c.long())
 	if !ok {
-		v.info.Reason = "the homography is not a centred square-pixel pinhole's view, or is nearly affine (camera near straight down): give camera.focal_px or camera.view_tilt_deg"
+		v.info.Reason = "the homography is not a centred square-pixel pinhole's view, or is nearly affine (camera near straight down): " + c.whyNoEstimate(hi, k) + "; give camera.focal_px or camera.view_tilt_deg"
 		return
 	}
 	tr := c.viewTrials(ps, k, true)
@@ -306,10 +306,39 @@ func poseFrom(hi [9]float64, k pose) (pose, bool) {
 	return k, true
 }
 
+// whyNoEstimate says why estimatePose gives no pose.
+func (c *Calibration) whyNoEstimate(hi [9]float64, k pose) string {
+	w, ok := focalConstraint(hi, k, c.long())
+	switch {
+	case !ok:
+		return "it is affine, and says nothing of the focal length"
+	case !(w > 0):
+		return "no real focal length fits it"
+	}
+	return fmt.Sprintf("the focal length that fits it, %.3g px, is not plausible for the image (%.0f..%.0f px)",
+		c.long()/math.Sqrt(w), minFocalShare*c.long(), maxFocalShare*c.long())
+}
+
 // estimatePose estimates the focal length (square pixels) from the two
 // constraints on the table's axes, then the pose. long is the image's
 // longer side (the estimate's plausible range scales with it).
 func estimatePose(hi [9]float64, k pose, long float64) (pose, bool) {
+	w, ok := focalConstraint(hi, k, long)
+	if !ok || !(w > 0) {
+		return pose{}, false
+	}
+	f := 1 / math.Sqrt(w)
+	if !(f >= minFocalShare && f <= maxFocalShare) {
+		return pose{}, false
+	}
+	k.fx, k.fy = f*long, f*long
+	return poseFrom(hi, k)
+}
+
+// focalConstraint is the least-squares w = (long/f)^2 of the two
+// constraints on the table's axes (see estimatePose); ok is false when
+// the homography is affine and they do not involve it.
+func focalConstraint(hi [9]float64, k pose, long float64) (float64, bool) {
 	// Columns of the table-to-image map with the principal point at the
 	// origin and pixels in units of long: g = (a, b, c).
 	var a, b, cc [2]float64
@@ -325,18 +354,9 @@ func estimatePose(hi [9]float64, k pose, long float64) (pose, bool) {
 	B := [2]float64{cc[0] * cc[1], cc[0]*cc[0] - cc[1]*cc[1]}
 	den := A[0]*A[0] + A[1]*A[1]
 	if !(den > 0) {
-		return pose{}, false
+		return 0, false
 	}
-	w := -(A[0]*B[0] + A[1]*B[1]) / den
-	if !(w > 0) {
-		return pose{}, false
-	}
-	f := 1 / math.Sqrt(w)
-	if !(f >= minFocalShare && f <= maxFocalShare) {
-		return pose{}, false
-	}
-	k.fx, k.fy = f*long, f*long
-	return poseFrom(hi, k)
+	return -(A[0]*B[0] + A[1]*B[1]) / den, true
 }
 
 // misfit is how far the homography hi misses a pinhole's two
