@@ -572,3 +572,38 @@ func TestLensAccepted(t *testing.T) {
 		}
 	}
 }
+
+// TestViewMisfitPinholes: the pinhole check refuses no pinhole camera,
+// with the focal length estimated or known, over tilts 0 to 35 degrees,
+// lenses 0.6 to 2 image widths, 0 to 1 px of noise and the principal
+// point up to 2.8% of the width off the centre (the estimate assumes it
+// at the centre). The largest misfits are logged (-v).
+func TestViewMisfitPinholes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	est, known := 0.0, 0.0
+	for _, tilt := range []float64{0, 5, 10, 15, 25, 35} {
+		for _, fs := range []float64{0.6, 1.0, 2.0} {
+			for _, yaw := range []float64{0, 30, 90} {
+				for _, off := range []Point{{0, 0}, {19, 0}, {0, -19}, {14, 14}, {-38, 20}, {38, 38}} {
+					for _, noise := range []float64{0, 0.5, 1} {
+						p := pinhole{w: 1920, h: 1080, f: fs * 1920, tilt: tilt, yaw: yaw, dst: 3000, off: off}
+						c := p.calibrate(t, noise, rng)
+						if v := c.View(); misfitRefused(v) {
+							t.Errorf("tilt %g f %g yaw %g off %v noise %g: estimate refused: %s", tilt, fs, yaw, off, noise, v.Reason)
+						} else if v.Source == ViewEstimated {
+							est = math.Max(est, v.Misfit)
+						}
+						c.Camera.FocalPx = p.f
+						c.prepareView()
+						if v := c.View(); v.Source != ViewFocal {
+							t.Errorf("tilt %g f %g yaw %g off %v noise %g: known focal length refused: %s", tilt, fs, yaw, off, noise, v.Reason)
+						} else {
+							known = math.Max(known, v.Misfit)
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("largest pinhole misfit: %.2f estimated, %.2f with the focal length known (limit %g)", est, known, viewMaxMisfit)
+}
