@@ -24,6 +24,16 @@ import (
 // then refused as unsure rather than given as 0. A known focal length
 // (Camera.FocalPx, or the lens model's fx and fy) makes the pose exact;
 // a measured tilt (Camera.ViewTiltDeg) overrides it all.
+//
+// Two constraints for one unknown leave one to check: at the focal length
+// taken (estimated or known) the table's axes must come out square and of
+// one length, to within what the noise does (misfit, viewMaxMisfit). A
+// homography that is not such a pinhole's, or a known focal length that
+// is not the camera's, is refused there rather than given as a confident
+// but wrong view. A fault symmetric about the plane the camera tilts in
+// (pixels taller than wide with the image rows level, a principal point
+// off along the tilt, radial distortion) keeps the two in agreement at a
+// wrong focal length: the check cannot see it (TestViewMisfit).
 
 // Plausible values for the view's inputs and estimate.
 const (
