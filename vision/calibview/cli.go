@@ -116,7 +116,7 @@ func RunCalibrate(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	still := fs.String("still", "", "still image of the empty table with the markers or chessboard laid out (PNG/JPEG)")
 	camera := fs.String("camera", "", "grab the still from this camera source instead (v4l2:///dev/video0, file:clip.avi, rtsp://...)")
 	tplName := fs.String("template", calibration.TemplateCraps12, "zone template: "+strings.Join(calibration.TemplateNames(), ", "))
-	base := fs.String("base", "", "existing calibration file whose zones, die model and lens to keep (and, for -method points, whose reference.points to use)")
+	base := fs.String("base", "", "existing calibration file whose zones, die model, lens and camera view to keep (and, for -method points, whose reference.points to use); for a still of another size of the same shape its values in pixels are scaled, and said so")
 	method := fs.String("method", calibration.MethodAruco, "reference method: aruco, chessboard or points")
 	out := fs.String("out", "calibration.yaml", "calibration file to write")
 	overlay := fs.String("overlay", "", "overlay PNG to write (default: -out with .png)")
