@@ -298,23 +298,23 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		g.Go(func() error { return clips.Run(gctx) })
 	}
 	disk := &diskWatch{
-		paths: []string{cfg.Journal.Dir}, minFree: uint64(cfg.Journal.MinFreeMB) << 20,
-		space: ops.DiskSpace, metrics: m, health: health, log: log.With("component", "disk"),
+		dirs: watchedDirs(cfg, clips != nil, !f.noBroker), minFree: uint64(cfg.Journal.MinFreeMB) << 20,
+		space: ops.DiskSpace, fsID: ops.FileSystemID, metrics: m, health: health, log: log.With("component", "disk"),
 		emit: func(body map[string]any) {
 			// Held with the table's records while the journal refuses them.
-			if err := tbl.journalEvent(body, fmt.Sprintf("event fault disk %v", body["state"])); err != nil {
+			if err := tbl.journalEvent(body, fmt.Sprintf("event fault %v %v", body["what"], body["state"])); err != nil {
 				log.Error("journal disk fault", "err", err)
 			}
 		},
 	}
-	if clips != nil {
-		// The recorder creates the folder too (and reports failing to as
-		// its own fault); creating it here first lets the first disk check
-		// measure it instead of logging "disk space unknown".
-		if err := os.MkdirAll(cfg.Evidence.Dir, 0o750); err != nil {
-			log.Warn("clip folder", "err", err)
+	for _, w := range disk.dirs[1:] {
+		// The clip recorder and the hold file create their folders when
+		// they first write (the publisher has made the state folder);
+		// creating them here lets the first disk check measure them
+		// instead of logging "disk space unknown".
+		if err := os.MkdirAll(w.path, 0o750); err != nil {
+			log.Warn("folder for the disk watch", "dir", w.role, "err", err)
 		}
-		disk.paths = append(disk.paths, cfg.Evidence.Dir)
 	}
 	g.Go(func() error { return disk.run(gctx, 30*time.Second) })
 	g.Go(func() error {
@@ -345,6 +345,23 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 }
 
 var errEOF = errors.New("end of recording")
+
+// watchedDirs lists the folders the daemon writes, the journal first: the
+// clips (with clips on), the hold file's folder (with journal.hold_dir)
+// and the MQTT state (with a broker).
+func watchedDirs(cfg *config.Config, clips, broker bool) []watchedDir {
+	dirs := []watchedDir{{"journal", cfg.Journal.Dir}}
+	if clips {
+		dirs = append(dirs, watchedDir{"clips", cfg.Evidence.Dir})
+	}
+	if cfg.Journal.HoldDir != "" {
+		dirs = append(dirs, watchedDir{"hold", cfg.Journal.HoldDir})
+	}
+	if broker {
+		dirs = append(dirs, watchedDir{"state", cfg.MQTT.StateDir})
+	}
+	return dirs
+}
 
 // holdFileFailed is what the daemon does when the hold file cannot keep a
 // held record: it logs the error and puts the journal's fault on /healthz
