@@ -1,18 +1,14 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"gocv.io/x/gocv"
 
 	"github.com/dicewatch/dicewatch/journal"
 	"github.com/dicewatch/dicewatch/journal/journaltest"
@@ -43,16 +39,7 @@ func TestDaemonDiskFull(t *testing.T) {
 	if err := journaltest.Fill(filepath.Join(clipDisk, "filler")); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	sess, err := scene.NewSession(scene.Config{Seed: 3, Throws: 4, Kinds: []scene.Kind{"valid"},
-		Camera: scene.CloseCamera(), DropRate: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	if err := sess.WriteTruth(dir); err != nil {
-		t.Fatal(err)
-	}
+	sess, dir := validSession(t, 3, 4)
 	tr := sess.Truth()
 	// The disk is filled once the table is clear after throw 2. A full
 	// disk still leaves the journal the rest of its segment's last page:
@@ -73,30 +60,21 @@ func TestDaemonDiskFull(t *testing.T) {
 		Extra: fmt.Sprintf("evidence:\n  dir: %s\n", filepath.Join(clipDisk, "clips"))}.Parse(t, "diskfull.yaml")
 	filler := filepath.Join(disk, "filler")
 	var fillErr error
-	cam := &sourcetest.Runs{
-		Runs:    runs,
-		FrameMS: sess.Camera().FrameMS,
-		Render: func(k int, dst *gocv.Mat) error {
-			switch k {
-			case fillAt:
-				fillErr = journaltest.Fill(filler)
-			case freeAt:
-				fillErr = errors.Join(fillErr, os.Remove(filler))
-			}
-			_, err := sess.Render(k, dst)
-			return err
-		},
-	}
-	var logs lockedBuffer
-	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	cam := sessionCamera(sess, runs, func(k int) {
+		switch k {
+		case fillAt:
+			fillErr = journaltest.Fill(filler)
+		case freeAt:
+			fillErr = errors.Join(fillErr, os.Remove(filler))
+		}
+	})
+	logs, err := runLogged(cfg, runFlags{exitAtEOF: true, openSource: cam.Open})
 	defer func() {
 		if t.Failed() {
-			lines := strings.Split(logs.String(), "\n")
-			t.Logf("daemon log (last 40 lines):\n%s", strings.Join(lines[max(0, len(lines)-40):], "\n"))
+			t.Logf("daemon log (last 40 lines):\n%s", logTail(logs, 40))
 		}
 	}()
-	f := runFlags{exitAtEOF: true, openSource: cam.Open}
-	if err := daemon(context.Background(), cfg, f, log); err != nil {
+	if err != nil {
 		t.Fatalf("daemon stopped with %v", err)
 	}
 	if fillErr != nil {
