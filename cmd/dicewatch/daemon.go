@@ -326,13 +326,27 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 	g.Go(func() error {
 		return tableLoop(gctx, tbl, visionEvents, visionDone, sensorEvents, replay, rec, staff)
 	})
-	err = g.Wait()
-	stopHeld(tbl, log)
+	return stopRun(ctx, g.Wait(), tbl, pub, j.LastSeq, stopPub, pubDone, notifier, log)
+}
+
+// stopRun ends a run whose goroutines have returned err (errEOF: the
+// recording ended): it gives the publisher time to deliver at the end of
+// a recording, stops it, then settles the records still held, and returns
+// the run's error (nil for errEOF). The held records are settled after
+// the publisher has stopped: a command handled as it stops (its nonce
+// stored) has its result journalled, or held, by then.
+func stopRun(ctx context.Context, err error, tbl *table, pub publisher, lastSeq func() uint64,
+	stopPub func(), pubDone <-chan error, notifier *sdnotify.Notifier, log *slog.Logger) error {
 	if errors.Is(err, errEOF) {
 		err = nil
-		// Every decision is journalled; give the publisher time to deliver
-		// them before stopping it.
-		waitDelivered(ctx, pub, j, 30*time.Second, log)
+		// Every decision is journalled (or held: one more try first);
+		// give the publisher time to deliver them before stopping it.
+		if n, _ := tbl.queue().heldCounts(); n > 0 {
+			if rerr := tbl.retryHeld(true); rerr != nil {
+				log.Error("journalling the held records at the end of the recording", "err", rerr)
+			}
+		}
+		waitDelivered(ctx, pub, lastSeq, 30*time.Second, log)
 	}
 	if notifier != nil {
 		_ = notifier.Stopping()
@@ -341,6 +355,7 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 	if perr := <-pubDone; perr != nil && !errors.Is(perr, context.Canceled) {
 		log.Warn("publisher stopped", "err", perr)
 	}
+	stopHeld(tbl, log)
 	return err
 }
 
@@ -543,14 +558,14 @@ func readiness(ctx context.Context, tableID string, pub publisher, j *journal.Jo
 	}
 }
 
-func waitDelivered(ctx context.Context, pub publisher, j *journal.Journal, limit time.Duration, log *slog.Logger) {
+func waitDelivered(ctx context.Context, pub publisher, lastSeq func() uint64, limit time.Duration, log *slog.Logger) {
 	deadline := time.Now().Add(limit)
-	for pub.Acked() < j.LastSeq() && time.Now().Before(deadline) && ctx.Err() == nil {
+	for pub.Acked() < lastSeq() && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if pub.Acked() < j.LastSeq() {
+	if pub.Acked() < lastSeq() {
 		log.Warn("stopping with records not yet delivered; they stay in the journal and go out on the next start",
-			"acked", pub.Acked(), "last", j.LastSeq())
+			"acked", pub.Acked(), "last", lastSeq())
 	}
 }
 
