@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dicewatch/dicewatch/config"
 	"github.com/dicewatch/dicewatch/journal"
 	"github.com/dicewatch/dicewatch/journal/journaltest"
 	"github.com/dicewatch/dicewatch/mqtt"
@@ -217,4 +218,31 @@ func journalRecord(t *testing.T, body map[string]any) journal.Record {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestWatchedDirs: the daemon watches the journal, and the clips, the hold
+// file's folder and the MQTT state when it writes them, in that order (the
+// order that names a shared file system's fault).
+func TestWatchedDirs(t *testing.T) {
+	var cfg config.Config
+	cfg.Journal.Dir, cfg.Evidence.Dir, cfg.MQTT.StateDir = "/var/lib/dw/journal", "/srv/clips", "/var/lib/dw/mqtt"
+	j, c, s := watchedDir{"journal", "/var/lib/dw/journal"}, watchedDir{"clips", "/srv/clips"}, watchedDir{"state", "/var/lib/dw/mqtt"}
+	h := watchedDir{"hold", "/run/dw/held"}
+	for _, tc := range []struct {
+		name                string
+		hold, clips, broker bool
+		want                []watchedDir
+	}{
+		{"all", true, true, true, []watchedDir{j, c, h, s}},
+		{"no broker, no clips", true, false, false, []watchedDir{j, h}},
+		{"no hold_dir", false, true, true, []watchedDir{j, c, s}},
+	} {
+		cfg.Journal.HoldDir = ""
+		if tc.hold {
+			cfg.Journal.HoldDir = h.path
+		}
+		if got := watchedDirs(&cfg, tc.clips, tc.broker); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
 }
