@@ -113,7 +113,7 @@ func (d *diskWatch) check() {
 		if d.raised[g.fault] {
 			low = free < limit+limit/10
 		}
-		d.set(g.fault, low, fmt.Sprintf("%s: %d MB free, under %d MB", strings.Join(g.paths, ", "), free>>20, limit>>20))
+		d.set(g.fault, low, fmt.Sprintf("%s: %s free, under %s", strings.Join(g.paths, ", "), sizeText(free), sizeText(limit)))
 	}
 	if len(failed) > 0 {
 		d.log.Warn("disk space unknown", "err", strings.Join(failed, "; "))
@@ -144,6 +144,15 @@ func (d *diskWatch) set(fault string, low bool, detail string) {
 	case !low:
 		d.health.OK(fault)
 	}
+}
+
+// sizeText writes a free space for a fault's detail: whole MB, or kB
+// under one (a small tmpfs).
+func sizeText(b uint64) string {
+	if b < 1<<20 {
+		return fmt.Sprintf("%d kB", b>>10)
+	}
+	return fmt.Sprintf("%d MB", b>>20)
 }
 
 // run checks now and then every period until ctx ends.

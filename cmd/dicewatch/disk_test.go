@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -129,6 +130,7 @@ func TestDiskWatchEveryFolder(t *testing.T) {
 	}
 	type event struct{ what, state string }
 	var got []event
+	var details []string
 	m := ops.NewMetrics("test")
 	health := ops.NewHealth(time.Now)
 	d := &diskWatch{
@@ -139,6 +141,9 @@ func TestDiskWatchEveryFolder(t *testing.T) {
 				t.Errorf("event %v: %v", body, err)
 			}
 			got = append(got, event{body["what"].(string), body["state"].(string)})
+			if d, ok := body["detail"].(string); ok {
+				details = append(details, d)
+			}
 		},
 	}
 	stateApart := false
@@ -185,6 +190,11 @@ func TestDiskWatchEveryFolder(t *testing.T) {
 	step("clips disk full too", event{"disk:clips", "raised"})
 	j := fill(main)
 	step("journal and state disk full: one fault", event{"disk", "raised"})
+	// One fault names both folders; a 4 MB tmpfs's limit is a quarter of it.
+	if want := dirs[0].path + ", " + dirs[3].path + ": "; len(details) == 0 || !strings.HasPrefix(details[len(details)-1], want) ||
+		!strings.HasSuffix(details[len(details)-1], "free, under 1 MB") {
+		t.Errorf("the journal and state fault's detail %q: want it to start %q and end \"free, under 1 MB\"", details, want)
+	}
 	for _, p := range []string{h, c, j} {
 		if err := os.Remove(p); err != nil {
 			t.Fatal(err)

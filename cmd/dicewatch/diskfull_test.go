@@ -29,7 +29,9 @@ import (
 // (raised, saying how many records are held) is published, then throw 3's
 // decision with the time it was made, then the fault cleared, all before
 // throw 4's decision; every decision is published, in throw order, with
-// valid payloads; seq has no gaps up to the journal's last.
+// valid payloads; seq has no gaps up to the journal's last; the clips'
+// full file system has its own "nearly full" fault (disk:clips), and the
+// MQTT state none apart from the journal's.
 func TestDaemonDiskFull(t *testing.T) {
 	if testing.Short() {
 		t.Skip("renders a session and runs the daemon: skipped with -short")
@@ -99,6 +101,7 @@ func TestDaemonDiskFull(t *testing.T) {
 	var decisionSeq []uint64
 	var decisionTS []time.Time
 	var evidenceFault bool
+	diskFaults := map[string]int{} // "nearly full" faults raised, by what
 	var raisedDetail string
 	snaps := map[string]int{} // snapshots by decision id
 	for _, m := range msgs {
@@ -153,6 +156,8 @@ func TestDaemonDiskFull(t *testing.T) {
 				clearedAt = m.Seq
 			case ev.What == "evidence" && ev.State == "raised":
 				evidenceFault = true
+			case strings.HasPrefix(ev.What, "disk") && ev.State == "raised":
+				diskFaults[ev.What]++
 			}
 		}
 	}
@@ -208,5 +213,11 @@ func TestDaemonDiskFull(t *testing.T) {
 	}
 	if !evidenceFault {
 		t.Errorf("no evidence fault from the full clip disk")
+	}
+	// The disk watch's first check finds the clips' file system full: its
+	// own fault, raised once. The MQTT state shares the journal's file
+	// system, so it has no fault of its own.
+	if diskFaults["disk:clips"] != 1 || diskFaults["disk:state"] != 0 {
+		t.Errorf("disk faults raised %v: want disk:clips once, no disk:state", diskFaults)
 	}
 }
