@@ -115,8 +115,9 @@ func TestDiskNearlyFull(t *testing.T) {
 // file on another, the clips on a third. Filling each mount raises that
 // mount's fault alone, once however many folders it holds, and emptying it
 // clears it; every folder has its free space in dicewatch_disk_free_bytes.
-// A fourth folder of the journal's mount made a mount of its own under the
-// daemon (the state folder moved to a new disk) is watched apart from then.
+// A folder of the journal's mount made a mount of its own under the daemon
+// (the state folder moved to a new disk) is watched apart from then, and
+// with the journal again once that mount goes, its own fault cleared.
 func TestDiskWatchEveryFolder(t *testing.T) {
 	main, hold, clips := journaltest.SmallDisk(t, "4m"), journaltest.SmallDisk(t, "1m"), journaltest.SmallDisk(t, "1m")
 	dirs := []watchedDir{
@@ -146,7 +147,7 @@ func TestDiskWatchEveryFolder(t *testing.T) {
 			}
 		},
 	}
-	stateApart := false
+	stateSeen := false // the state folder has stood apart
 	step := func(name string, want ...event) {
 		t.Helper()
 		got = got[:0]
@@ -163,15 +164,19 @@ func TestDiskWatchEveryFolder(t *testing.T) {
 				t.Errorf("%s: dicewatch_disk_free_bytes{path=%s} = %v, want %d", name, w.path, g, free)
 			}
 		}
-		for _, f := range []string{"disk", "disk:clips", "disk:hold"} {
+		faults := []string{"disk", "disk:clips", "disk:hold"}
+		if stateSeen {
+			faults = append(faults, "disk:state")
+		}
+		for _, f := range faults {
 			raised := d.raised[f]
 			if h, ok := health.Report().Components[f]; !ok || h.Healthy == raised {
 				t.Errorf("%s: /healthz %s %+v (reported %v), want healthy %v", name, f, h, ok, !raised)
 			}
 		}
 		// Until its folder stands apart, the state has no fault of its own.
-		if _, ok := health.Report().Components["disk:state"]; ok != stateApart {
-			t.Errorf("%s: /healthz has disk:state %v, want %v", name, ok, stateApart)
+		if _, ok := health.Report().Components["disk:state"]; ok != stateSeen {
+			t.Errorf("%s: /healthz has disk:state %v, want %v", name, ok, stateSeen)
 		}
 	}
 	step("room everywhere")
@@ -206,13 +211,25 @@ func TestDiskWatchEveryFolder(t *testing.T) {
 	if err := syscall.Mount("tmpfs", state, "tmpfs", 0, "size=1m"); err != nil {
 		t.Fatal(err)
 	}
-	defer syscall.Unmount(state, syscall.MNT_DETACH)
-	stateApart = true
+	mounted := true
+	defer func() {
+		if mounted {
+			syscall.Unmount(state, syscall.MNT_DETACH)
+		}
+	}()
+	stateSeen = true
 	fill(state)
 	step("state on its own mount", event{"disk:state", "raised"})
 	// The journal's mount fills while the state's is full: each its own.
 	fill(main)
 	step("journal disk full again", event{"disk", "raised"})
+	// The state's mount goes: its folder is on the journal's file system
+	// again, under that fault, and its own fault is cleared.
+	if err := syscall.Unmount(state, syscall.MNT_DETACH); err != nil {
+		t.Fatal(err)
+	}
+	mounted = false
+	step("state back on the journal's disk", event{"disk:state", "cleared"})
 }
 
 // journalRecord journals body in a fresh journal and returns its record.
