@@ -98,9 +98,10 @@ type Journal struct {
 	MaxMB int `yaml:"max_mb"`
 	// MaxAgeDays drops segments older than this, once delivered (0: no limit).
 	MaxAgeDays int `yaml:"max_age_days"`
-	// MinFreeMB raises the "disk nearly full" fault when the file system
-	// of the journal or of the clips has less free space than this
-	// (default 256).
+	// MinFreeMB raises a "disk nearly full" fault when the file system of
+	// a folder the daemon writes (the journal, the clips, HoldDir, the
+	// MQTT state) has less free space than this (default 256), or than a
+	// quarter of it on a file system smaller than four times this.
 	MinFreeMB int `yaml:"min_free_mb"`
 	// HoldDir, when set, keeps the records the journal refuses (a full
 	// disk) in a file there as well as in memory, so a restart while they

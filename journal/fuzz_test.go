@@ -1,8 +1,6 @@
 package journal
 
 import (
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -50,7 +48,7 @@ func FuzzRecovery(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Open after damage: %v", err)
 		}
-		got := readAllF(t, j)
+		got := readAll(t, j, 1)
 		if len(got) > len(orig) {
 			t.Fatalf("recovered %d records from %d", len(got), len(orig))
 		}
@@ -72,24 +70,8 @@ func FuzzRecovery(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer j.Close()
-		if n := len(readAllF(t, j)); n != len(got)+1 {
+		if n := len(readAll(t, j, 1)); n != len(got)+1 {
 			t.Fatalf("reopen: %d records, want %d", n, len(got)+1)
 		}
 	})
-}
-
-func readAllF(t *testing.T, j *Journal) []Record {
-	r := j.Reader(1)
-	defer r.Close()
-	var out []Record
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("Next: %v", err)
-		}
-		out = append(out, rec)
-	}
 }

@@ -25,6 +25,52 @@ func nonceKeys(t *testing.T, dir string) map[string]bool {
 	return got
 }
 
+// nonceNow is the clock the nonce store tests run at.
+var nonceNow = time.Unix(1_800_000_000, 0)
+
+// openOnFullDisk opens a nonce store on a 256k tmpfs and then fills the
+// tmpfs: the store has only the room it keeps in reserve. It is closed
+// when the test ends.
+func openOnFullDisk(t *testing.T) (dir string, s *NonceStore) {
+	t.Helper()
+	dir = journaltest.SmallDisk(t, "256k")
+	s, err := OpenNonceStore(dir, nonceNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := journaltest.Fill(filepath.Join(dir, "filler")); err != nil {
+		t.Fatal(err)
+	}
+	return dir, s
+}
+
+// fiveThenFullDisk leaves in a 256k tmpfs the nonce file of a store that
+// kept five nonces (nonce000...0 to nonce000...4) and was closed, its last
+// line cut short if torn, and then fills the tmpfs: a restart on a full
+// disk.
+func fiveThenFullDisk(t *testing.T, torn bool) (dir string) {
+	t.Helper()
+	dir = journaltest.SmallDisk(t, "256k")
+	s, err := OpenNonceStore(dir, nonceNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if _, err := s.Add("box-1", fmt.Sprintf("nonce%030d", i), nonceNow.Add(time.Hour), nonceNow); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	if torn {
+		appendTornNonce(t, dir)
+	}
+	if err := journaltest.Fill(filepath.Join(dir, "filler")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // TestNonceStoreFullDisk: with the state folder's disk full (a real
 // tmpfs), commands still record their nonces durably (in the space the
 // store keeps in reserve), a replay is still refused, and a reopened store
@@ -34,17 +80,9 @@ func nonceKeys(t *testing.T, dir string) map[string]bool {
 // a failed compaction left the store without a file, rejecting every
 // later command even once the disk had room again.
 func TestNonceStoreFullDisk(t *testing.T) {
-	dir := journaltest.SmallDisk(t, "256k")
-	now := time.Unix(1_800_000_000, 0)
-	s, err := OpenNonceStore(dir, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	dir, s := openOnFullDisk(t)
+	now := nonceNow
 	s.compactAt = 50 // compaction (a new file) is tried on the full disk too
-	if err := journaltest.Fill(filepath.Join(dir, "filler")); err != nil {
-		t.Fatal(err)
-	}
 	const n = 300
 	for i := range n {
 		fresh, err := s.Add("box-1", fmt.Sprintf("nonce%030d", i), now.Add(time.Hour), now)
@@ -78,16 +116,8 @@ func TestNonceStoreFullDisk(t *testing.T) {
 // line the full disk cut short is cut off: the next nonce written once
 // there is room is not run into it.
 func TestNonceStoreReserveExhausted(t *testing.T) {
-	dir := journaltest.SmallDisk(t, "256k")
-	now := time.Unix(1_800_000_000, 0)
-	s, err := OpenNonceStore(dir, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := journaltest.Fill(filepath.Join(dir, "filler")); err != nil {
-		t.Fatal(err)
-	}
+	dir, s := openOnFullDisk(t)
+	now := nonceNow
 	var refused int
 	for i := 0; i < 20000 && refused == 0; i++ {
 		fresh, err := s.Add("box-1", fmt.Sprintf("nonce%030d", i), now.Add(time.Hour), now)
@@ -122,23 +152,9 @@ func TestNonceStoreReserveExhausted(t *testing.T) {
 // appends to the old one, cut after its last whole line. Before, the
 // start failed ("mqtt: nonce store: ... no space left on device").
 func TestNonceStoreOpenOnFullDisk(t *testing.T) {
-	dir := journaltest.SmallDisk(t, "256k")
-	now := time.Unix(1_800_000_000, 0)
+	dir := fiveThenFullDisk(t, true)
+	now := nonceNow
 	s, err := OpenNonceStore(dir, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 5 {
-		if _, err := s.Add("box-1", fmt.Sprintf("nonce%030d", i), now.Add(time.Hour), now); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s.Close()
-	appendTornNonce(t, dir)
-	if err := journaltest.Fill(filepath.Join(dir, "filler")); err != nil {
-		t.Fatal(err)
-	}
-	s, err = OpenNonceStore(dir, now)
 	if err != nil {
 		t.Fatalf("open on a full disk: %v", err)
 	}

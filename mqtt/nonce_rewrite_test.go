@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/dicewatch/dicewatch/journal/journaltest"
 )
 
 // failOpenOnce makes the nonce file's next opening for appending fail.
@@ -103,25 +101,9 @@ func TestNonceStoreOpenRewriteReopenFails(t *testing.T) {
 func TestNonceStoreReserveAfterRestart(t *testing.T) {
 	for _, torn := range []bool{false, true} {
 		t.Run(fmt.Sprintf("torn=%v", torn), func(t *testing.T) {
-			dir := journaltest.SmallDisk(t, "256k")
-			now := time.Unix(1_800_000_000, 0)
+			dir := fiveThenFullDisk(t, torn)
+			now := nonceNow
 			s, err := OpenNonceStore(dir, now)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range 5 {
-				if _, err := s.Add("box-1", fmt.Sprintf("nonce%030d", i), now.Add(time.Hour), now); err != nil {
-					t.Fatal(err)
-				}
-			}
-			s.Close()
-			if torn {
-				appendTornNonce(t, dir)
-			}
-			if err := journaltest.Fill(filepath.Join(dir, "filler")); err != nil {
-				t.Fatal(err)
-			}
-			s, err = OpenNonceStore(dir, now)
 			if err != nil {
 				t.Fatalf("open on a full disk: %v", err)
 			}

@@ -54,6 +54,13 @@ type Publisher struct {
 
 	// sessions counts connections that got as far as streaming records.
 	sessions atomic.Uint64
+
+	// handling counts the commands being handled: Run waits for them
+	// before it returns, so that a command decided (its nonce stored)
+	// has its result journalled while the daemon still runs. stopped,
+	// set as Run ends, turns away the commands that come after.
+	handling sync.WaitGroup
+	stopped  bool
 }
 
 // cursorFile is the name of the acknowledged-seq cursor in StateDir.
@@ -162,9 +169,10 @@ func (p *Publisher) Connected() bool {
 // Run connects, retrying with backoff while the broker is unreachable,
 // and publishes until ctx is cancelled; then it publishes the offline
 // status, saves the cursor and disconnects. It returns nil after a clean
-// shutdown, or an error only for a journal failure.
+// shutdown, or an error only for a journal failure, and only once every
+// command being handled has its result journalled.
 func (p *Publisher) Run(ctx context.Context) error {
-	defer p.nonces.Close()
+	defer p.endCommands()
 	p.mu.Lock()
 	p.runCtx = ctx
 	p.mu.Unlock()
@@ -381,6 +389,16 @@ func (p *Publisher) session(ctx context.Context) (connected bool, err error) {
 	}
 }
 
+// endCommands turns away later commands, waits for those being handled
+// (their handlers see Run's context cancelled) and closes the nonce store.
+func (p *Publisher) endCommands() {
+	p.mu.Lock()
+	p.stopped = true
+	p.mu.Unlock()
+	p.handling.Wait()
+	p.nonces.Close()
+}
+
 func tokenDone(t paho.Token) bool {
 	select {
 	case <-t.Done():
@@ -564,6 +582,18 @@ type CommandResult struct {
 func (p *Publisher) HandleCommand(name string, msg []byte) CommandResult {
 	now := p.now()
 	res := CommandResult{Event: "command", Command: clip(name), Result: "accepted"}
+	p.mu.Lock()
+	if p.stopped {
+		p.mu.Unlock()
+		// Not verified, so its nonce is not stored: nothing is decided,
+		// and the sender, getting no result, may send it again.
+		p.log.Warn("command after the publisher stopped: not handled", "command", res.Command)
+		res.Result, res.Reason, res.Detail = "rejected", ReasonInternal, "the daemon is stopping"
+		return res
+	}
+	p.handling.Add(1)
+	p.mu.Unlock()
+	defer p.handling.Done()
 	c, err := p.verify.Verify(name, msg, now)
 	var rej *RejectError
 	if err != nil {

@@ -298,23 +298,23 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		g.Go(func() error { return clips.Run(gctx) })
 	}
 	disk := &diskWatch{
-		paths: []string{cfg.Journal.Dir}, minFree: uint64(cfg.Journal.MinFreeMB) << 20,
-		space: ops.DiskSpace, metrics: m, health: health, log: log.With("component", "disk"),
+		dirs: watchedDirs(cfg, clips != nil, !f.noBroker), minFree: uint64(cfg.Journal.MinFreeMB) << 20,
+		space: ops.DiskSpace, fsID: ops.FileSystemID, metrics: m, health: health, log: log.With("component", "disk"),
 		emit: func(body map[string]any) {
 			// Held with the table's records while the journal refuses them.
-			if err := tbl.journalEvent(body, fmt.Sprintf("event fault disk %v", body["state"])); err != nil {
+			if err := tbl.journalEvent(body, fmt.Sprintf("event fault %v %v", body["what"], body["state"])); err != nil {
 				log.Error("journal disk fault", "err", err)
 			}
 		},
 	}
-	if clips != nil {
-		// The recorder creates the folder too (and reports failing to as
-		// its own fault); creating it here first lets the first disk check
-		// measure it instead of logging "disk space unknown".
-		if err := os.MkdirAll(cfg.Evidence.Dir, 0o750); err != nil {
-			log.Warn("clip folder", "err", err)
+	for _, w := range disk.dirs[1:] {
+		// The clip recorder and the hold file create their folders when
+		// they first write (the publisher has made the state folder);
+		// creating them here lets the first disk check measure them
+		// instead of logging "disk space unknown".
+		if err := os.MkdirAll(w.path, 0o750); err != nil {
+			log.Warn("folder for the disk watch", "dir", w.role, "err", err)
 		}
-		disk.paths = append(disk.paths, cfg.Evidence.Dir)
 	}
 	g.Go(func() error { return disk.run(gctx, 30*time.Second) })
 	g.Go(func() error {
@@ -326,13 +326,27 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 	g.Go(func() error {
 		return tableLoop(gctx, tbl, visionEvents, visionDone, sensorEvents, replay, rec, staff)
 	})
-	err = g.Wait()
-	stopHeld(tbl, log)
+	return stopRun(ctx, g.Wait(), tbl, pub, j.LastSeq, stopPub, pubDone, notifier, log)
+}
+
+// stopRun ends a run whose goroutines have returned err (errEOF: the
+// recording ended): it gives the publisher time to deliver at the end of
+// a recording, stops it, then settles the records still held, and returns
+// the run's error (nil for errEOF). The held records are settled after
+// the publisher has stopped: a command handled as it stops (its nonce
+// stored) has its result journalled, or held, by then.
+func stopRun(ctx context.Context, err error, tbl *table, pub publisher, lastSeq func() uint64,
+	stopPub func(), pubDone <-chan error, notifier *sdnotify.Notifier, log *slog.Logger) error {
 	if errors.Is(err, errEOF) {
 		err = nil
-		// Every decision is journalled; give the publisher time to deliver
-		// them before stopping it.
-		waitDelivered(ctx, pub, j, 30*time.Second, log)
+		// Every decision is journalled (or held: one more try first);
+		// give the publisher time to deliver them before stopping it.
+		if n, _ := tbl.queue().heldCounts(); n > 0 {
+			if rerr := tbl.retryHeld(true); rerr != nil {
+				log.Error("journalling the held records at the end of the recording", "err", rerr)
+			}
+		}
+		waitDelivered(ctx, pub, lastSeq, 30*time.Second, log)
 	}
 	if notifier != nil {
 		_ = notifier.Stopping()
@@ -341,10 +355,28 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 	if perr := <-pubDone; perr != nil && !errors.Is(perr, context.Canceled) {
 		log.Warn("publisher stopped", "err", perr)
 	}
+	stopHeld(tbl, log)
 	return err
 }
 
 var errEOF = errors.New("end of recording")
+
+// watchedDirs lists the folders the daemon writes, the journal first: the
+// clips (with clips on), the hold file's folder (with journal.hold_dir)
+// and the MQTT state (with a broker).
+func watchedDirs(cfg *config.Config, clips, broker bool) []watchedDir {
+	dirs := []watchedDir{{"journal", cfg.Journal.Dir}}
+	if clips {
+		dirs = append(dirs, watchedDir{"clips", cfg.Evidence.Dir})
+	}
+	if cfg.Journal.HoldDir != "" {
+		dirs = append(dirs, watchedDir{"hold", cfg.Journal.HoldDir})
+	}
+	if broker {
+		dirs = append(dirs, watchedDir{"state", cfg.MQTT.StateDir})
+	}
+	return dirs
+}
 
 // holdFileFailed is what the daemon does when the hold file cannot keep a
 // held record: it logs the error and puts the journal's fault on /healthz
@@ -526,14 +558,14 @@ func readiness(ctx context.Context, tableID string, pub publisher, j *journal.Jo
 	}
 }
 
-func waitDelivered(ctx context.Context, pub publisher, j *journal.Journal, limit time.Duration, log *slog.Logger) {
+func waitDelivered(ctx context.Context, pub publisher, lastSeq func() uint64, limit time.Duration, log *slog.Logger) {
 	deadline := time.Now().Add(limit)
-	for pub.Acked() < j.LastSeq() && time.Now().Before(deadline) && ctx.Err() == nil {
+	for pub.Acked() < lastSeq() && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if pub.Acked() < j.LastSeq() {
+	if pub.Acked() < lastSeq() {
 		log.Warn("stopping with records not yet delivered; they stay in the journal and go out on the next start",
-			"acked", pub.Acked(), "last", j.LastSeq())
+			"acked", pub.Acked(), "last", lastSeq())
 	}
 }
 

@@ -1,18 +1,14 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"gocv.io/x/gocv"
 
 	"github.com/dicewatch/dicewatch/journal"
 	"github.com/dicewatch/dicewatch/journal/journaltest"
@@ -33,7 +29,9 @@ import (
 // (raised, saying how many records are held) is published, then throw 3's
 // decision with the time it was made, then the fault cleared, all before
 // throw 4's decision; every decision is published, in throw order, with
-// valid payloads; seq has no gaps up to the journal's last.
+// valid payloads; seq has no gaps up to the journal's last; the clips'
+// full file system has its own "nearly full" fault (disk:clips), and the
+// MQTT state none apart from the journal's.
 func TestDaemonDiskFull(t *testing.T) {
 	if testing.Short() {
 		t.Skip("renders a session and runs the daemon: skipped with -short")
@@ -43,16 +41,7 @@ func TestDaemonDiskFull(t *testing.T) {
 	if err := journaltest.Fill(filepath.Join(clipDisk, "filler")); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	sess, err := scene.NewSession(scene.Config{Seed: 3, Throws: 4, Kinds: []scene.Kind{"valid"},
-		Camera: scene.CloseCamera(), DropRate: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	if err := sess.WriteTruth(dir); err != nil {
-		t.Fatal(err)
-	}
+	sess, dir := validSession(t, 3, 4)
 	tr := sess.Truth()
 	// The disk is filled once the table is clear after throw 2. A full
 	// disk still leaves the journal the rest of its segment's last page:
@@ -73,30 +62,21 @@ func TestDaemonDiskFull(t *testing.T) {
 		Extra: fmt.Sprintf("evidence:\n  dir: %s\n", filepath.Join(clipDisk, "clips"))}.Parse(t, "diskfull.yaml")
 	filler := filepath.Join(disk, "filler")
 	var fillErr error
-	cam := &sourcetest.Runs{
-		Runs:    runs,
-		FrameMS: sess.Camera().FrameMS,
-		Render: func(k int, dst *gocv.Mat) error {
-			switch k {
-			case fillAt:
-				fillErr = journaltest.Fill(filler)
-			case freeAt:
-				fillErr = errors.Join(fillErr, os.Remove(filler))
-			}
-			_, err := sess.Render(k, dst)
-			return err
-		},
-	}
-	var logs lockedBuffer
-	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	cam := sessionCamera(sess, runs, func(k int) {
+		switch k {
+		case fillAt:
+			fillErr = journaltest.Fill(filler)
+		case freeAt:
+			fillErr = errors.Join(fillErr, os.Remove(filler))
+		}
+	})
+	logs, err := runLogged(cfg, runFlags{exitAtEOF: true, openSource: cam.Open})
 	defer func() {
 		if t.Failed() {
-			lines := strings.Split(logs.String(), "\n")
-			t.Logf("daemon log (last 40 lines):\n%s", strings.Join(lines[max(0, len(lines)-40):], "\n"))
+			t.Logf("daemon log (last 40 lines):\n%s", logTail(logs, 40))
 		}
 	}()
-	f := runFlags{exitAtEOF: true, openSource: cam.Open}
-	if err := daemon(context.Background(), cfg, f, log); err != nil {
+	if err != nil {
 		t.Fatalf("daemon stopped with %v", err)
 	}
 	if fillErr != nil {
@@ -121,6 +101,7 @@ func TestDaemonDiskFull(t *testing.T) {
 	var decisionSeq []uint64
 	var decisionTS []time.Time
 	var evidenceFault bool
+	diskFaults := map[string]int{} // "nearly full" faults raised, by what
 	var raisedDetail string
 	snaps := map[string]int{} // snapshots by decision id
 	for _, m := range msgs {
@@ -175,6 +156,8 @@ func TestDaemonDiskFull(t *testing.T) {
 				clearedAt = m.Seq
 			case ev.What == "evidence" && ev.State == "raised":
 				evidenceFault = true
+			case strings.HasPrefix(ev.What, "disk") && ev.State == "raised":
+				diskFaults[ev.What]++
 			}
 		}
 	}
@@ -230,5 +213,11 @@ func TestDaemonDiskFull(t *testing.T) {
 	}
 	if !evidenceFault {
 		t.Errorf("no evidence fault from the full clip disk")
+	}
+	// The disk watch's first check finds the clips' file system full: its
+	// own fault, raised once. The MQTT state shares the journal's file
+	// system, so it has no fault of its own.
+	if diskFaults["disk:clips"] != 1 || diskFaults["disk:state"] != 0 {
+		t.Errorf("disk faults raised %v: want disk:clips once, no disk:state", diskFaults)
 	}
 }

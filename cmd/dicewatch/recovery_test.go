@@ -1,17 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"gocv.io/x/gocv"
 
 	"github.com/dicewatch/dicewatch/rules"
 	"github.com/dicewatch/dicewatch/vision/scene"
@@ -30,16 +25,7 @@ func TestDaemonThrowRightAfterRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("renders a session and runs the daemon three times: skipped with -short")
 	}
-	dir := t.TempDir()
-	sess, err := scene.NewSession(scene.Config{Seed: 3, Throws: 2, Kinds: []scene.Kind{"valid"},
-		Camera: scene.CloseCamera(), DropRate: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	if err := sess.WriteTruth(dir); err != nil {
-		t.Fatal(err)
-	}
+	sess, dir := validSession(t, 3, 2)
 	tr := sess.Truth()
 	first, second := tr[0], tr[1]
 	if second.StartFrame-first.EndFrame < 8 {
@@ -71,14 +57,10 @@ func TestDaemonThrowRightAfterRecovery(t *testing.T) {
 			cfg := daemonConfig{Table: "rc", Source: scriptedCamera, Calibration: filepath.Join(dir, scene.FileCalibration),
 				Journal: filepath.Join(dir, fmt.Sprintf("journal%d", i)), Broker: "tcp://127.0.0.1:9", Extra: noClips,
 			}.Parse(t, "recovery.yaml")
-			cam := &sourcetest.Runs{
-				Runs: [][]int{
-					sourcetest.FrameRange(0, c.last),
-					sourcetest.FrameRange(second.StartFrame-c.lead, second.AtRestFrame+30),
-				},
-				FrameMS: sess.Camera().FrameMS,
-				Render:  func(k int, dst *gocv.Mat) error { _, err := sess.Render(k, dst); return err },
-			}
+			cam := sessionCamera(sess, [][]int{
+				sourcetest.FrameRange(0, c.last),
+				sourcetest.FrameRange(second.StartFrame-c.lead, second.AtRestFrame+30),
+			}, nil)
 			var mu sync.Mutex
 			var ds []rules.Decision
 			open := cam.Open
@@ -98,9 +80,8 @@ func TestDaemonThrowRightAfterRecovery(t *testing.T) {
 					defer mu.Unlock()
 					ds = append(ds, d)
 				}}
-			var logs strings.Builder
-			log := slog.New(slog.NewTextHandler(&lockedWriter{w: &logs}, &slog.HandlerOptions{Level: slog.LevelInfo}))
-			if err := daemon(context.Background(), cfg, f, log); err != nil {
+			logs, err := runLogged(cfg, f)
+			if err != nil {
 				t.Fatal(err)
 			}
 			mu.Lock()
@@ -109,7 +90,7 @@ func TestDaemonThrowRightAfterRecovery(t *testing.T) {
 				t.Logf("decision: %s", describeDecision(d))
 			}
 			if len(ds) != 2 {
-				t.Fatalf("%d decisions, want 2 (one per throw)\n%s", len(ds), logs.String())
+				t.Fatalf("%d decisions, want 2 (one per throw)\n%s", len(ds), logs)
 			}
 			if hasReason(ds[0], rules.CameraFault) != c.firstFault {
 				t.Errorf("first throw: %s; camera_fault %v expected", describeDecision(ds[0]), c.firstFault)
@@ -129,16 +110,4 @@ func TestDaemonThrowRightAfterRecovery(t *testing.T) {
 
 func hasReason(d rules.Decision, r rules.Reason) bool {
 	return slices.Contains(d.Reasons, r)
-}
-
-// lockedWriter serialises writes from the daemon's goroutines.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  *strings.Builder
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

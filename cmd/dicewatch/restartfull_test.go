@@ -1,15 +1,11 @@
 package main
 
 import (
-	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"gocv.io/x/gocv"
 
 	"github.com/dicewatch/dicewatch/journal/journaltest"
 	"github.com/dicewatch/dicewatch/mqtt"
@@ -32,37 +28,18 @@ func TestDaemonRestartOnFullDisk(t *testing.T) {
 		t.Skip("renders a session and runs the daemon twice: skipped with -short")
 	}
 	disk := journaltest.SmallDisk(t, "24m")
-	dir := t.TempDir()
-	sess, err := scene.NewSession(scene.Config{Seed: 5, Throws: 1, Kinds: []scene.Kind{"valid"},
-		Camera: scene.CloseCamera(), DropRate: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	if err := sess.WriteTruth(dir); err != nil {
-		t.Fatal(err)
-	}
+	sess, dir := validSession(t, 5, 1)
 	broker := mqtttest.StartBroker(t)
 	cfg := daemonConfig{Table: "rf", Source: scriptedCamera, Calibration: filepath.Join(dir, scene.FileCalibration),
 		Journal: filepath.Join(disk, "journal"), Broker: broker.URL(), Extra: noClips}.Parse(t, "restartfull.yaml")
 	run := func(name string) string {
 		t.Helper()
-		cam := &sourcetest.Runs{
-			Runs:    [][]int{sourcetest.FrameRange(0, sess.Frames()-1)},
-			FrameMS: sess.Camera().FrameMS,
-			Render: func(k int, dst *gocv.Mat) error {
-				_, err := sess.Render(k, dst)
-				return err
-			},
-		}
-		var logs lockedBuffer
-		log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-		err := daemon(context.Background(), cfg, runFlags{exitAtEOF: true, openSource: cam.Open}, log)
+		cam := sessionCamera(sess, [][]int{sourcetest.FrameRange(0, sess.Frames()-1)}, nil)
+		logs, err := runLogged(cfg, runFlags{exitAtEOF: true, openSource: cam.Open})
 		if err != nil {
-			lines := strings.Split(logs.String(), "\n")
-			t.Fatalf("%s: daemon stopped with %v; log (last 30 lines):\n%s", name, err, strings.Join(lines[max(0, len(lines)-30):], "\n"))
+			t.Fatalf("%s: daemon stopped with %v; log (last 30 lines):\n%s", name, err, logTail(logs, 30))
 		}
-		return logs.String()
+		return logs
 	}
 	first := run("first run, room on the disk")
 	if !strings.Contains(first, "journal.hold_dir is not set") {
@@ -97,7 +74,6 @@ func TestDaemonRestartOnFullDisk(t *testing.T) {
 		}
 	}
 	if t.Failed() {
-		lines := strings.Split(second, "\n")
-		t.Logf("second run's log (last 30 lines):\n%s", strings.Join(lines[max(0, len(lines)-30):], "\n"))
+		t.Logf("second run's log (last 30 lines):\n%s", logTail(second, 30))
 	}
 }
