@@ -72,11 +72,11 @@ type restDie struct {
 	spread float64
 	// span: for a face the first pass found, the longer side of its
 	// outline's smallest rectangle, in die edges (0 for a square placed
-	// by regrow or raisedRead, whose outline is not the die's).
+	// by regrow or raisedRead, whose outline is not the die's). No cut
+	// uses it (see TestRestCueMargins): on rendered frames it parts flat
+	// dice (1.176 at most) from cocked ones (1.230 and up), but flat dice
+	// in frames through the video's JPEG measured up to 1.251.
 	span float64
-	// aspect: the read pips' layout, its narrower side over its wider
-	// (see pipAspect); 0 when the layout does not span two directions.
-	aspect float64
 	// sideMarks: for a face the first pass read, how many marks stand
 	// out from the empty table just beyond its outline, joined to it
 	// only through shade (see sideMarks and restFlat).
@@ -1247,7 +1247,7 @@ func readPips(d *restDie, fr bgrPatch, edge float64) {
 		d.pips = append(d.pips, [2]float64{d.cx + du*ca - dv*sa, d.cy + du*sa + dv*ca})
 	}
 	d.confidence = math.Max(0, math.Min(1, 1-res/(5*limit))) * math.Min(1, contrast/80)
-	d.spread, d.aspect = pipSpread(d.pips, fr, th, edge)
+	d.spread = pipSpread(d.pips, fr, th, edge)
 }
 
 // pipSpread measures how far a face's pips lie from their centre, in die
@@ -1257,10 +1257,10 @@ func readPips(d *restDie, fr bgrPatch, edge float64) {
 // grid found it: the grid samples only the middle of the face it was
 // fitted to, and cuts off the outer side of the pips of a die larger than
 // that face (one nearer the camera).
-func pipSpread(pips [][2]float64, fr bgrPatch, th, edge float64) (float64, float64) {
+func pipSpread(pips [][2]float64, fr bgrPatch, th, edge float64) float64 {
 	n := len(pips)
 	if n < 2 || n >= len(canonSpread) || edge <= 0 {
-		return 0, 0
+		return 0
 	}
 	r := 0.15 * edge
 	fine := make([][2]float64, n)
@@ -1299,108 +1299,7 @@ func pipSpread(pips [][2]float64, fr bgrPatch, th, edge float64) (float64, float
 	for _, p := range fine {
 		sd += math.Hypot(p[0]-mx, p[1]-my)
 	}
-	return sd / float64(n) / canonSpread[n] / edge, pipAspect(fine, mx, my)
-}
-
-// pipAspect measures how much a read face's pip layout is squeezed along
-// one direction, from the pips re-centred by pipSpread (fine, with their
-// mean mx, my): the smaller singular value over the larger of the linear
-// map that takes the canonical layout to them. A flat die's top face is
-// seen square from straight above (1, up to the pips' noise); a cocked
-// die's top face leans, and is foreshortened along the lean by the
-// cosine of its tilt. The pips are white on every die and stand out on
-// any print, so this holds where the outline does not (a side face in
-// shade over print of the die's colour). Only layouts that span two
-// directions measure it: 4, 5 and 6 (0 for others).
-func pipAspect(fine [][2]float64, mx, my float64) float64 {
-	n := len(fine)
-	if n < 4 || n > 6 {
-		return 0
-	}
-	// The pips nearest the mean: a 5's middle pip, a 6's two middle ones.
-	near := [2]int{-1, -1}
-	nd := [2]float64{math.Inf(1), math.Inf(1)}
-	for k, p := range fine {
-		d := math.Hypot(p[0]-mx, p[1]-my)
-		switch {
-		case d < nd[0]:
-			near[1], nd[1] = near[0], nd[0]
-			near[0], nd[0] = k, d
-		case d < nd[1]:
-			near[1], nd[1] = k, d
-		}
-	}
-	middle := func(k int) bool {
-		return n == 5 && k == near[0] || n == 6 && (k == near[0] || k == near[1])
-	}
-	// The face's sides, as the pips set them: a 6's middle pips lie
-	// across its two rows; a 4's (or a 5's) corners lie along the
-	// diagonals, which their directions from the mean give once folded
-	// to a quarter turn, and the sides lie 45 degrees off them.
-	var ux, uy float64
-	if n == 6 {
-		ux, uy = fine[near[1]][0]-fine[near[0]][0], fine[near[1]][1]-fine[near[0]][1]
-		l := math.Hypot(ux, uy)
-		if l == 0 {
-			return 0
-		}
-		ux, uy = ux/l, uy/l
-	} else {
-		var sc, ss float64
-		for k, p := range fine {
-			if middle(k) {
-				continue
-			}
-			a := 4 * math.Atan2(p[1]-my, p[0]-mx)
-			sc += math.Cos(a)
-			ss += math.Sin(a)
-		}
-		side := math.Atan2(ss, sc)/4 - math.Pi/4
-		ux, uy = math.Cos(side), math.Sin(side)
-	}
-	// Each pip's canonical place (corners at +-1 along each side, middle
-	// pips on the axis), and the least-squares linear map A from them to
-	// the pips about their mean: A = (P C^T)(C C^T)^-1.
-	var pc, cc [2][2]float64 // P C^T, C C^T
-	for k, p := range fine {
-		x, y := p[0]-mx, p[1]-my
-		u, v := x*ux+y*uy, -x*uy+y*ux
-		cu, cv := math.Copysign(1, u), math.Copysign(1, v)
-		switch {
-		case n == 5 && middle(k):
-			cu, cv = 0, 0
-		case n == 6 && middle(k):
-			cv = 0
-		}
-		pc[0][0] += x * cu
-		pc[0][1] += x * cv
-		pc[1][0] += y * cu
-		pc[1][1] += y * cv
-		cc[0][0] += cu * cu
-		cc[0][1] += cu * cv
-		cc[1][1] += cv * cv
-	}
-	cc[1][0] = cc[0][1]
-	det := cc[0][0]*cc[1][1] - cc[0][1]*cc[1][0]
-	if det <= 0 {
-		return 0
-	}
-	inv := [2][2]float64{{cc[1][1] / det, -cc[0][1] / det}, {-cc[1][0] / det, cc[0][0] / det}}
-	var m [2][2]float64
-	for i := 0; i < 2; i++ {
-		for j := 0; j < 2; j++ {
-			m[i][j] = pc[i][0]*inv[0][j] + pc[i][1]*inv[1][j]
-		}
-	}
-	// Its singular values s1 >= s2: s1 s2 is |det m|, s1^2 + s2^2 the sum
-	// of its squared entries; s2/s1 is |det m| / s1^2.
-	e := m[0][0]*m[0][0] + m[0][1]*m[0][1] + m[1][0]*m[1][0] + m[1][1]*m[1][1]
-	dm := math.Abs(m[0][0]*m[1][1] - m[0][1]*m[1][0])
-	s1sq := (e + math.Sqrt(math.Max(0, e*e-4*dm*dm))) / 2
-	if s1sq == 0 {
-		return 0
-	}
-	return dm / s1sq
+	return sd / float64(n) / canonSpread[n] / edge
 }
 
 // restLevels returns the mean of the samples at or below th (the face's
@@ -1560,7 +1459,7 @@ func (d restDie) toDetection(edge, minFlat float64) Detection {
 		Box: box, CX: d.cx, CY: d.cy, Value: d.value, Confidence: d.confidence,
 		Flat: restFlat(d, size/edge, off, minFlat), Flatness: d.flatness, SizeRatio: size / edge, EdgePx: size,
 		pipOff: off, sideOut: d.sideOut, sideMarks: d.sideMarks, placed: d.placed,
-		regrown: d.regrown, pipScale: d.pipScale(edge), pipAspect: d.aspect, span: d.span,
+		regrown: d.regrown, pipScale: d.pipScale(edge), span: d.span,
 	}
 }
 
@@ -1802,17 +1701,3 @@ func (p *pipRuler) size(ds []Detection) {
 		p.n = min(p.n+1, pipRulerKeep)
 	}
 }
-
-// restPipAspect: a read face whose pip layout is squeezed below this
-// (pipAspect) lies tilted.
-const restPipAspect = 0.93
-
-// restPipsSqueezed reports a pip layout squeezed as a cocked die's top
-// face is (an aspect of 0 is no measure).
-func restPipsSqueezed(aspect float64) bool {
-	return aspect > 0 && aspect < restPipAspect
-}
-
-// restSpan: a read face whose outline's longer side exceeds this many die
-// edges (span) is more than a flat die's top.
-const restSpan = 1.2
