@@ -70,6 +70,13 @@ type restDie struct {
 	sideOut float64
 	// spread: the read pips' spread in die edges (see pipSpread).
 	spread float64
+	// span: for a face the first pass found, the longer side of its
+	// outline's smallest rectangle, in die edges (0 for a square placed
+	// by regrow or raisedRead, whose outline is not the die's). No cut
+	// uses it (see TestRestCueMargins): on rendered frames it parts flat
+	// dice (1.176 at most) from cocked ones (1.230 and up), but flat dice
+	// in frames through the video's JPEG measured up to 1.251.
+	span float64
 	// sideMarks: for a face the first pass read, how many marks stand
 	// out from the empty table just beyond its outline, joined to it
 	// only through shade (see sideMarks and restFlat).
@@ -119,6 +126,7 @@ func readRest(fr, bg bgrPatch, edge float64) []restDie {
 				continue
 			}
 			d := fitFace(part, w)
+			d.span = max(d.w, d.h) / edge
 			d.cx += float64(fr.x0)
 			d.cy += float64(fr.y0)
 			readPips(&d, fr, edge)
@@ -1451,7 +1459,7 @@ func (d restDie) toDetection(edge, minFlat float64) Detection {
 		Box: box, CX: d.cx, CY: d.cy, Value: d.value, Confidence: d.confidence,
 		Flat: restFlat(d, size/edge, off, minFlat), Flatness: d.flatness, SizeRatio: size / edge, EdgePx: size,
 		pipOff: off, sideOut: d.sideOut, sideMarks: d.sideMarks, placed: d.placed,
-		regrown: d.regrown, pipScale: d.pipScale(edge),
+		regrown: d.regrown, pipScale: d.pipScale(edge), span: d.span,
 	}
 }
 

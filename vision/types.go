@@ -98,4 +98,7 @@ type Detection struct {
 	// canonical layout's corner pips (the at-rest reader; 0 when fewer
 	// than two pips were read).
 	pipScale float64
+	// span is, for a face the at-rest reader's first pass found, the
+	// longer side of its outline in die edges (see restDie.span).
+	span float64
 }
