@@ -57,8 +57,14 @@ func readStillsR(t *testing.T, before func(), visit func(r *Reader, seed int64, 
 	t.Helper()
 	plain := NewReader(ReaderOptions{})
 	defer plain.Close()
-	cal := NewReader(ReaderOptions{DiePx: 1})
+	// The calibrated read is given what evalStills gives it (the figures'
+	// read): the dice's pip spread and the die edge at each place, or
+	// with DICEWATCH_STILL_EDGE=nominal the nominal edge only. Before
+	// session 19 it had the nominal edge and no pip spread, so the wrong
+	// values dumped were not those the calibrated figures count.
+	cal := NewReader(ReaderOptions{DiePx: 1, PipSpread: stillPipSpread})
 	defer cal.Close()
+	localEdge := stillLocalEdge(t)
 	n = stillCount(t, defaultStills)
 	first = stillFirst(t)
 	for seed := first; seed < first+int64(n); seed++ {
@@ -73,7 +79,10 @@ func readStillsR(t *testing.T, before func(), visit func(r *Reader, seed int64, 
 			}
 			r := plain
 			if mode == "cal" {
-				cal.opts.DiePx = tr.EdgePx
+				cal.opts.DiePx, cal.opts.ExpectedEdgePx = tr.EdgePx, nil
+				if localEdge {
+					cal.opts.ExpectedEdgePx = stillEdgeAt(tr)
+				}
 				r = cal
 			}
 			before()
