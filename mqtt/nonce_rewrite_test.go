@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/dicewatch/dicewatch/journal/journaltest"
 )
 
 // failOpenOnce makes the nonce file's next opening for appending fail.
@@ -96,8 +98,13 @@ func TestNonceStoreOpenRewriteReopenFails(t *testing.T) {
 
 // TestNonceStoreReserveAfterRestart: a store started on a full disk (its
 // file clean, or with a torn line cut off) still has the whole reserve to
-// write into: the start re-reserves the room it cut off, and the room
-// past the file's end the last run reserved is kept.
+// write into: cutting the file after its last whole line frees the room
+// the last run reserved past its end (on tmpfs even a cut to the same
+// size does), and the start reserves it again before anything else can
+// take it. The disk is filled again once the store is open (the journal
+// and the clips write on): only the room reserved is left to it. Without
+// that second filling the freed room was free for anyone and the test
+// passed with the start's reserve taken out.
 func TestNonceStoreReserveAfterRestart(t *testing.T) {
 	for _, torn := range []bool{false, true} {
 		t.Run(fmt.Sprintf("torn=%v", torn), func(t *testing.T) {
@@ -108,6 +115,9 @@ func TestNonceStoreReserveAfterRestart(t *testing.T) {
 				t.Fatalf("open on a full disk: %v", err)
 			}
 			defer s.Close()
+			if err := journaltest.Fill(filepath.Join(dir, "filler-after-start")); err != nil {
+				t.Fatal(err)
+			}
 			var n, bytes int
 			for ; n < 5000; n++ {
 				nonce := fmt.Sprintf("after%030d", n)
