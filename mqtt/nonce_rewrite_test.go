@@ -133,3 +133,49 @@ func TestNonceStoreReserveAfterRestart(t *testing.T) {
 		})
 	}
 }
+
+// TestNonceStoreReservePartUsedAtRestart: a store that wrote part of its
+// reserve on a full disk, restarted with the disk still full, keeps the
+// rest of it. The start's cut frees what was left of the reserve; asking
+// for the whole reserve again then fails (tmpfs allocates all of it or
+// nothing), and the store kept only the room in its last page: some 30
+// nonces of the 500 or so left.
+func TestNonceStoreReservePartUsedAtRestart(t *testing.T) {
+	for _, used := range []int{100, 500} {
+		t.Run(fmt.Sprintf("used=%d", used), func(t *testing.T) {
+			dir, s := openOnFullDisk(t)
+			now := nonceNow
+			usedBytes := 0
+			for i := range used {
+				nonce := fmt.Sprintf("nonce%030d", i)
+				if _, err := s.Add("box-1", nonce, now.Add(time.Hour), now); err != nil {
+					t.Fatalf("nonce %d on the full disk: %v", i, err)
+				}
+				usedBytes += len(fmt.Sprintf("%d box-1 %s\n", now.Add(time.Hour).UnixNano(), nonce))
+			}
+			s.Close()
+			s, err := OpenNonceStore(dir, now)
+			if err != nil {
+				t.Fatalf("open on a full disk: %v", err)
+			}
+			defer s.Close()
+			if err := journaltest.Fill(filepath.Join(dir, "filler-after-start")); err != nil {
+				t.Fatal(err)
+			}
+			var n, bytes int
+			for ; n < 5000; n++ {
+				nonce := fmt.Sprintf("after%030d", n)
+				if _, err := s.Add("box-1", nonce, now.Add(time.Hour), now); err != nil {
+					break
+				}
+				bytes += len(fmt.Sprintf("%d box-1 %s\n", now.Add(time.Hour).UnixNano(), nonce))
+			}
+			t.Logf("%d bytes of the reserve used before the restart; %d nonces (%d bytes) kept after it", usedBytes, n, bytes)
+			// The rest of the reserve, less a page for the search's
+			// granularity.
+			if want := nonceReserve - usedBytes - 4096; bytes < want {
+				t.Errorf("%d bytes of nonces kept after the restart, want at least %d (the reserve's %d less the %d used, less a page)", bytes, want, nonceReserve, usedBytes)
+			}
+		})
+	}
+}
