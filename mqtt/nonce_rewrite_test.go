@@ -108,24 +108,7 @@ func TestNonceStoreOpenRewriteReopenFails(t *testing.T) {
 func TestNonceStoreReserveAfterRestart(t *testing.T) {
 	for _, torn := range []bool{false, true} {
 		t.Run(fmt.Sprintf("torn=%v", torn), func(t *testing.T) {
-			dir := fiveThenFullDisk(t, torn)
-			now := nonceNow
-			s, err := OpenNonceStore(dir, now)
-			if err != nil {
-				t.Fatalf("open on a full disk: %v", err)
-			}
-			defer s.Close()
-			if err := journaltest.Fill(filepath.Join(dir, "filler-after-start")); err != nil {
-				t.Fatal(err)
-			}
-			var n, bytes int
-			for ; n < 5000; n++ {
-				nonce := fmt.Sprintf("after%030d", n)
-				if _, err := s.Add("box-1", nonce, now.Add(time.Hour), now); err != nil {
-					break
-				}
-				bytes += len(fmt.Sprintf("%d box-1 %s\n", now.Add(time.Hour).UnixNano(), nonce))
-			}
+			n, bytes := keptAfterStart(t, fiveThenFullDisk(t, torn))
 			t.Logf("%d nonces (%d bytes) kept after the start on the full disk", n, bytes)
 			if bytes < nonceReserve {
 				t.Errorf("%d bytes of nonces kept after a start on a full disk, want the reserve's %d", bytes, nonceReserve)
@@ -154,22 +137,7 @@ func TestNonceStoreReservePartUsedAtRestart(t *testing.T) {
 				usedBytes += len(fmt.Sprintf("%d box-1 %s\n", now.Add(time.Hour).UnixNano(), nonce))
 			}
 			s.Close()
-			s, err := OpenNonceStore(dir, now)
-			if err != nil {
-				t.Fatalf("open on a full disk: %v", err)
-			}
-			defer s.Close()
-			if err := journaltest.Fill(filepath.Join(dir, "filler-after-start")); err != nil {
-				t.Fatal(err)
-			}
-			var n, bytes int
-			for ; n < 5000; n++ {
-				nonce := fmt.Sprintf("after%030d", n)
-				if _, err := s.Add("box-1", nonce, now.Add(time.Hour), now); err != nil {
-					break
-				}
-				bytes += len(fmt.Sprintf("%d box-1 %s\n", now.Add(time.Hour).UnixNano(), nonce))
-			}
+			n, bytes := keptAfterStart(t, dir)
 			t.Logf("%d bytes of the reserve used before the restart; %d nonces (%d bytes) kept after it", usedBytes, n, bytes)
 			// The rest of the reserve, less a page for the search's
 			// granularity.
@@ -178,4 +146,28 @@ func TestNonceStoreReservePartUsedAtRestart(t *testing.T) {
 			}
 		})
 	}
+}
+
+// keptAfterStart starts a nonce store in dir (its disk full), fills the
+// disk again as the journal and the clips would, and adds nonces until
+// one is refused: how many it kept, and their bytes in the file.
+func keptAfterStart(t *testing.T, dir string) (n, bytes int) {
+	t.Helper()
+	now := nonceNow
+	s, err := OpenNonceStore(dir, now)
+	if err != nil {
+		t.Fatalf("open on a full disk: %v", err)
+	}
+	defer s.Close()
+	if err := journaltest.Fill(filepath.Join(dir, "filler-after-start")); err != nil {
+		t.Fatal(err)
+	}
+	for ; n < 5000; n++ {
+		nonce := fmt.Sprintf("after%030d", n)
+		if _, err := s.Add("box-1", nonce, now.Add(time.Hour), now); err != nil {
+			break
+		}
+		bytes += len(fmt.Sprintf("%d box-1 %s\n", now.Add(time.Hour).UnixNano(), nonce))
+	}
+	return n, bytes
 }
