@@ -8,8 +8,11 @@ import (
 
 // maxShapeChange is how far a frame's width over height may differ from
 // the calibration's, as a share, for ForFrame to take it as the same
-// picture scaled (1920x1080 to 854x480 is 0.08%).
-const maxShapeChange = 0.01
+// picture scaled (1920x1080 to 854x480 is 0.08%, to 426x240 0.16%). A
+// frame padded to whole 16-pixel blocks (1920x1088, 0.74%) is not the
+// picture scaled: its rows are the same rows, and scaling them would move
+// a point at the bottom by 8 px.
+const maxShapeChange = 0.0025
 
 // ForFrame returns a copy of the calibration for frames of w x h pixels
 // from the same camera, and a note saying what it changed (empty when

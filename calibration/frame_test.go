@@ -51,6 +51,7 @@ func TestForFrame(t *testing.T) {
 		{name: "estimated, 720p", base: func() *Calibration { return validForView(t) }, w: 1280, h: 720, source: ViewEstimated, note: "30 reference points' pixels, the homography"},
 		{name: "lens, 720p", base: lens, w: 1280, h: 720, source: ViewFocal, note: "lens fx, fy, cx, cy 1600, 1600, 970, 530 -> 1066.667, 1066.667, 646.667, 353.333"},
 		{name: "focal, 4:3", base: focal, w: 1440, h: 1080, wantErr: "calibration: camera.focal_px, reference.points, the homography are in pixels of a 1920x1080 frame, and a 1440x1080 frame is another shape: the camera crops its sensor for it, so they are not known at 1440x1080; measure them at 1440x1080, or leave them out"},
+		{name: "focal, 1920x1088 (1080 padded to whole blocks)", base: focal, w: 1920, h: 1088, wantErr: "a 1920x1088 frame is another shape"},
 		{name: "lens, 4:3", base: lens, w: 640, h: 480, wantErr: "the lens model's fx, fy, cx, cy, reference.points, the homography are in pixels of a 1920x1080 frame"},
 		{name: "zero size", base: focal, w: 0, h: 720, wantErr: "calibration: a 0x720 frame: width and height must be positive"},
 	} {

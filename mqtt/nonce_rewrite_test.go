@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/dicewatch/dicewatch/journal/journaltest"
 )
 
 // failOpenOnce makes the nonce file's next opening for appending fail.
@@ -96,30 +98,76 @@ func TestNonceStoreOpenRewriteReopenFails(t *testing.T) {
 
 // TestNonceStoreReserveAfterRestart: a store started on a full disk (its
 // file clean, or with a torn line cut off) still has the whole reserve to
-// write into: the start re-reserves the room it cut off, and the room
-// past the file's end the last run reserved is kept.
+// write into: cutting the file after its last whole line frees the room
+// the last run reserved past its end (on tmpfs even a cut to the same
+// size does), and the start reserves it again before anything else can
+// take it. The disk is filled again once the store is open (the journal
+// and the clips write on): only the room reserved is left to it. Without
+// that second filling the freed room was free for anyone and the test
+// passed with the start's reserve taken out.
 func TestNonceStoreReserveAfterRestart(t *testing.T) {
 	for _, torn := range []bool{false, true} {
 		t.Run(fmt.Sprintf("torn=%v", torn), func(t *testing.T) {
-			dir := fiveThenFullDisk(t, torn)
-			now := nonceNow
-			s, err := OpenNonceStore(dir, now)
-			if err != nil {
-				t.Fatalf("open on a full disk: %v", err)
-			}
-			defer s.Close()
-			var n, bytes int
-			for ; n < 5000; n++ {
-				nonce := fmt.Sprintf("after%030d", n)
-				if _, err := s.Add("box-1", nonce, now.Add(time.Hour), now); err != nil {
-					break
-				}
-				bytes += len(fmt.Sprintf("%d box-1 %s\n", now.Add(time.Hour).UnixNano(), nonce))
-			}
+			n, bytes := keptAfterStart(t, fiveThenFullDisk(t, torn))
 			t.Logf("%d nonces (%d bytes) kept after the start on the full disk", n, bytes)
 			if bytes < nonceReserve {
 				t.Errorf("%d bytes of nonces kept after a start on a full disk, want the reserve's %d", bytes, nonceReserve)
 			}
 		})
 	}
+}
+
+// TestNonceStoreReservePartUsedAtRestart: a store that wrote part of its
+// reserve on a full disk, restarted with the disk still full, keeps the
+// rest of it. The start's cut frees what was left of the reserve; asking
+// for the whole reserve again then fails (tmpfs allocates all of it or
+// nothing), and the store kept only the room in its last page: some 30
+// nonces of the 500 or so left.
+func TestNonceStoreReservePartUsedAtRestart(t *testing.T) {
+	for _, used := range []int{100, 500} {
+		t.Run(fmt.Sprintf("used=%d", used), func(t *testing.T) {
+			dir, s := openOnFullDisk(t)
+			now := nonceNow
+			usedBytes := 0
+			for i := range used {
+				nonce := fmt.Sprintf("nonce%030d", i)
+				if _, err := s.Add("box-1", nonce, now.Add(time.Hour), now); err != nil {
+					t.Fatalf("nonce %d on the full disk: %v", i, err)
+				}
+				usedBytes += len(fmt.Sprintf("%d box-1 %s\n", now.Add(time.Hour).UnixNano(), nonce))
+			}
+			s.Close()
+			n, bytes := keptAfterStart(t, dir)
+			t.Logf("%d bytes of the reserve used before the restart; %d nonces (%d bytes) kept after it", usedBytes, n, bytes)
+			// The rest of the reserve, less a page for the search's
+			// granularity.
+			if want := nonceReserve - usedBytes - 4096; bytes < want {
+				t.Errorf("%d bytes of nonces kept after the restart, want at least %d (the reserve's %d less the %d used, less a page)", bytes, want, nonceReserve, usedBytes)
+			}
+		})
+	}
+}
+
+// keptAfterStart starts a nonce store in dir (its disk full), fills the
+// disk again as the journal and the clips would, and adds nonces until
+// one is refused: how many it kept, and their bytes in the file.
+func keptAfterStart(t *testing.T, dir string) (n, bytes int) {
+	t.Helper()
+	now := nonceNow
+	s, err := OpenNonceStore(dir, now)
+	if err != nil {
+		t.Fatalf("open on a full disk: %v", err)
+	}
+	defer s.Close()
+	if err := journaltest.Fill(filepath.Join(dir, "filler-after-start")); err != nil {
+		t.Fatal(err)
+	}
+	for ; n < 5000; n++ {
+		nonce := fmt.Sprintf("after%030d", n)
+		if _, err := s.Add("box-1", nonce, now.Add(time.Hour), now); err != nil {
+			break
+		}
+		bytes += len(fmt.Sprintf("%d box-1 %s\n", now.Add(time.Hour).UnixNano(), nonce))
+	}
+	return n, bytes
 }

@@ -21,7 +21,10 @@ import (
 )
 
 // CommandHandler applies a verified operator command. A non-nil error
-// refuses it; the error text is published as the rejection detail.
+// refuses it; the error text is published as the rejection detail. ctx is
+// Run's: the handler must return soon once it is done, as Run waits for
+// the commands in hand before it returns (a handler that does not keeps
+// the daemon from stopping).
 type CommandHandler func(ctx context.Context, c Command) error
 
 // Publisher publishes a journal to the broker and takes in operator

@@ -78,3 +78,31 @@ func TestRunWaitsForCommandInHand(t *testing.T) {
 		t.Errorf("command results journalled by the time Run returned: %+v, want the one rejected", results)
 	}
 }
+
+// TestCommandAfterRunTurnedAway: a command that comes once Run has
+// returned is turned away unverified: rejected as the daemon stopping, no
+// handler called, nothing journalled (the journal may be closed by then)
+// and its nonce not stored, so the sender may send it again.
+func TestCommandAfterRunTurnedAway(t *testing.T) {
+	p, j := offlinePublisher(t)
+	called := false
+	p.OnCommand(func(context.Context, Command) error { called = true; return nil })
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := p.Run(ctx); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	res := p.HandleCommand("noroll", sign(t, boxKey, "box-1", noroll("after the stop")))
+	if res.Result != "rejected" || res.Reason != ReasonInternal || res.Detail != "the daemon is stopping" {
+		t.Errorf("command after Run: %+v, want rejected as the daemon stopping", res)
+	}
+	if called {
+		t.Error("the handler was called after Run returned")
+	}
+	if n := j.LastSeq(); n != 0 {
+		t.Errorf("%d records journalled after Run returned, want none", n)
+	}
+	if n := len(p.nonces.seen); n != 0 {
+		t.Errorf("%d nonces stored after Run returned, want none", n)
+	}
+}

@@ -680,7 +680,14 @@ func handleCommand(ctx context.Context, c mqtt.Command, staff chan<- staffReques
 		case err := <-req.reply:
 			return err
 		case <-ctx.Done():
-			return ctx.Err()
+			// The table loop answers before it returns, and the context
+			// is cancelled only after: an answer there is the call's.
+			select {
+			case err := <-req.reply:
+				return err
+			default:
+				return ctx.Err()
+			}
 		}
 	default:
 		return fmt.Errorf("command %q is not supported by this daemon yet", c.Name)
