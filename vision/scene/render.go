@@ -139,11 +139,14 @@ func (s *Session) drawDice(r *raster, tp *throwPlan, t float64) []FrameDie {
 	dice := append([]*dieTrack(nil), tp.dice...)
 	sort.SliceStable(dice, func(i, j int) bool { return dice[i].z < dice[j].z })
 	var out []FrameDie
+	camH, seen := s.cfg.CameraHeightMM, s.seen
 	for _, d := range dice {
 		mid, moving, ok := d.posAt(t)
 		if !ok {
 			continue
 		}
+		foot := mid // where its shadow falls from
+		mid = seen(mid)
 		box := r.topBox(edgeMM, mid)
 		if s.inView(r.dieBox(edgeMM, []pose{mid})) == 0 {
 			continue
@@ -169,16 +172,19 @@ func (s *Session) drawDice(r *raster, tp *throwPlan, t float64) []FrameDie {
 				for i := 0; i < n; i++ {
 					ts := t - shutter/2 + shutter*float64(i)/float64(n-1)
 					if p, _, ok := d.posAt(ts); ok {
-						poses = append(poses, p)
+						poses = append(poses, seen(p))
 					}
 				}
 			}
 		}
 		h := (mid.Scale - 1) / 0.0085
+		if camH > 0 {
+			h = (camH - edgeMM) * (1 - 1/mid.Scale)
+		}
 		if d.onDie >= 0 {
 			h = edgeMM * math.Min(1, (mid.Scale-1)/(d.scale-1+1e-9))
 		}
-		r.drawShadow(edgeMM, mid, h, blur, d.style.Tint, 0.55)
+		r.drawShadow(edgeMM, foot, h, blur, d.style.Tint, 0.55)
 		ss := 3
 		if len(poses) > 1 {
 			ss = 2
@@ -192,6 +198,19 @@ func (s *Session) drawDice(r *raster, tp *throwPlan, t float64) []FrameDie {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Die < out[j].Die })
 	return out
+}
+
+// seen is where a pose at table place (p.X, p.Y) is drawn: with a camera
+// height (Config.CameraHeightMM) a die raised off the felt (Scale > 1) is
+// seen moved out from the point under the camera by its scale; that point
+// is taken as the middle of the view (the default keystone tips the
+// camera by about a degree). Without a height, p itself.
+func (s *Session) seen(p pose) pose {
+	if s.cfg.CameraHeightMM > 0 && p.Scale != 1 {
+		nx, ny := s.v.tab(float64(s.cam.Width)/2, float64(s.cam.Height)/2)
+		p.X, p.Y = nx+(p.X-nx)*p.Scale, ny+(p.Y-ny)*p.Scale
+	}
+	return p
 }
 
 // drawStick draws the stickperson's stick: a shaft from below the picture
