@@ -57,7 +57,17 @@ func TestAccuracyScenes(t *testing.T) {
 		}
 		only[k] = true
 	}
-	sess, err := scene.NewSession(scene.Config{Seed: seed, Throws: n})
+	// DICEWATCH_SCENE_CAMERA_H=H: the session's camera H mm over the table
+	// (scene.Config.CameraHeightMM): a die on a die is drawn as large and
+	// where a pinhole camera there sees it, not 1.16..1.2 larger in place.
+	var camH float64
+	if v := os.Getenv("DICEWATCH_SCENE_CAMERA_H"); v != "" {
+		var err error
+		if camH, err = strconv.ParseFloat(v, 64); err != nil {
+			t.Fatalf("DICEWATCH_SCENE_CAMERA_H=%q: %v", v, err)
+		}
+	}
+	sess, err := scene.NewSession(scene.Config{Seed: seed, Throws: n, CameraHeightMM: camH})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +201,12 @@ type restTally struct {
 	// confidence (an unread die is a no roll too, as unreadable).
 	cockedValid, stackValid int
 	underN                  int
-	seed                    int64
+	// nearStack, nearFlat: how far each matched stacked (top) die and
+	// each flat die lies from the nearest other die read in its throw,
+	// in expected die edges (9 when alone): two dice on the felt lie an
+	// edge apart or more.
+	nearStack, nearFlat []float64
+	seed                int64
 	// ruler: the pips' ruler kept across the session's throws, as the
 	// daemon keeps it (one calibration throughout).
 	ruler pipRuler
@@ -229,6 +244,21 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 		if d.Value != 0 && os.Getenv("DICEWATCH_SCENE_SIZES") != "" {
 			t.Logf("size: throw %d die %d flat %v stacked %v truth size %.2f value %d read %d regrown %v placed %v spread %.4f size %.3f flatness %.2f",
 				th.Throw, tr.Die, tr.Flat, tr.OnDie != nil, tr.SizeRatio, g.value, d.Value, d.regrown, d.placed, d.pipScale, d.SizeRatio, d.Flatness)
+		}
+		near := 9.0
+		if e := dieAt(d.CX, d.CY); e > 0 {
+			for j, o := range dets {
+				if j != p[1] {
+					near = math.Min(near, math.Hypot(o.CX-d.CX, o.CY-d.CY)/e)
+				}
+			}
+		}
+		switch {
+		case under[tr.Die]:
+		case tr.OnDie != nil:
+			rt.nearStack = append(rt.nearStack, near)
+		case tr.Flat:
+			rt.nearFlat = append(rt.nearFlat, near)
 		}
 		switch {
 		case under[tr.Die]:
@@ -307,6 +337,20 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 func (rt *restTally) log(t *testing.T, n int) {
 	stackCut := rules.DefaultStackedSizeRatio
 	t.Logf("at-rest: %d matched dice lie under a stacked die (not scored)", rt.underN)
+	for _, c := range []float64{0.5, 0.7, 0.8, 0.9} {
+		ns, nf := 0, 0
+		for _, v := range rt.nearStack {
+			if v < c {
+				ns++
+			}
+		}
+		for _, v := range rt.nearFlat {
+			if v < c {
+				nf++
+			}
+		}
+		t.Logf("at-rest nearest other die under %.1f edges: stacked %d of %d, flat %d of %d", c, ns, len(rt.nearStack), nf, len(rt.nearFlat))
+	}
 	vt := rt.tl
 	vt.matched = rt.flatN
 	t.Logf("at-rest reader (the daemon's: empty-table frame, truth rest boxes as the tracker's places), %d throws\n%s", n, rt.tl.detectionReport())
