@@ -206,7 +206,12 @@ type restTally struct {
 	// in expected die edges (9 when alone): two dice on the felt lie an
 	// edge apart or more.
 	nearStack, nearFlat []float64
-	seed                int64
+	// stackThrows, stackThrowValid: stacked throws, and those whose dice
+	// read would make a valid roll on their own (as many dice read as
+	// were at rest, each flat, read at rules' minimum confidence and
+	// under the stacked cut).
+	stackThrows, stackThrowValid int
+	seed                         int64
 	// ruler: the pips' ruler kept across the session's throws, as the
 	// daemon keeps it (one calibration throughout).
 	ruler pipRuler
@@ -223,6 +228,34 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 	dets, err := readAtRestRuled(nil, frame, bg, ar, dieAt, &rt.ruler)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The throw as rules would see it from these dice alone (no zones,
+	// no sensors): a stacked throw is safe when it is no roll anyway
+	// (a die missing, unread, not flat or past the stacked cut). The
+	// closest pair of dice read, in expected edges, is logged for the
+	// throws it could matter to (DICEWATCH_SCENE_GAPS=1 logs every throw's).
+	gap := 9.0
+	for i := range dets {
+		for j := i + 1; j < len(dets); j++ {
+			if e := dieAt(dets[i].CX, dets[i].CY); e > 0 {
+				gap = math.Min(gap, math.Hypot(dets[i].CX-dets[j].CX, dets[i].CY-dets[j].CY)/e)
+			}
+		}
+	}
+	valid := len(dets) == len(dt)
+	for _, d := range dets {
+		if !d.Flat || d.Value == 0 || d.Confidence < rules.DefaultMinConfidence || d.SizeRatio >= stackCut {
+			valid = false
+		}
+	}
+	if th.Kind == scene.KindStacked {
+		rt.stackThrows++
+		if valid {
+			rt.stackThrowValid++
+		}
+	}
+	if th.Kind == scene.KindStacked || gap < 1.2 || os.Getenv("DICEWATCH_SCENE_GAPS") != "" {
+		t.Logf("throw gap: throw %d kind %s dice %d read %d closest pair %.3f edges, valid from the dice alone %v", th.Throw, th.Kind, len(dt), len(dets), gap, valid)
 	}
 	tl := &rt.tl
 	pairs := match(truth, dets)
@@ -351,6 +384,7 @@ func (rt *restTally) log(t *testing.T, n int) {
 		}
 		t.Logf("at-rest nearest other die under %.1f edges: stacked %d of %d, flat %d of %d", c, ns, len(rt.nearStack), nf, len(rt.nearFlat))
 	}
+	t.Logf("at-rest stacked throws whose dice alone would make a valid roll: %d of %d", rt.stackThrowValid, rt.stackThrows)
 	vt := rt.tl
 	vt.matched = rt.flatN
 	t.Logf("at-rest reader (the daemon's: empty-table frame, truth rest boxes as the tracker's places), %d throws\n%s", n, rt.tl.detectionReport())
