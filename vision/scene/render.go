@@ -189,7 +189,13 @@ func (s *Session) drawDice(r *raster, tp *throwPlan, t float64) []FrameDie {
 		if len(poses) > 1 {
 			ss = 2
 		}
-		r.drawDie(edgeMM, d.style, poses, ss)
+		if camH > 0 && !moving && mid.Scale > 1 {
+			f := foot
+			f.Scale = 1
+			r.drawRaised(edgeMM, d.style, f, mid, ss)
+		} else {
+			r.drawDie(edgeMM, d.style, poses, ss)
+		}
 		b := box.Intersect(image.Rect(0, 0, s.cam.Width, s.cam.Height))
 		if b.Empty() {
 			continue

@@ -464,7 +464,13 @@ func StillJPEG(seed int64, opt StillOptions) ([]byte, StillTruth, error) {
 		if d.blur {
 			ss = 2
 		}
-		r.drawDie(edgeMM, d.st, poses, ss)
+		if d.foot.Scale > 0 && !d.blur {
+			foot := d.foot
+			foot.Scale = 1
+			r.drawRaised(edgeMM, d.st, foot, d.p, ss)
+		} else {
+			r.drawDie(edgeMM, d.st, poses, ss)
+		}
 		top := r.faceBox(edgeMM, d.p, true)
 		hull := r.faceBox(edgeMM, d.p, false)
 		td := &tr.Dice[i]
