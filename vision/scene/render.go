@@ -139,13 +139,14 @@ func (s *Session) drawDice(r *raster, tp *throwPlan, t float64) []FrameDie {
 	dice := append([]*dieTrack(nil), tp.dice...)
 	sort.SliceStable(dice, func(i, j int) bool { return dice[i].z < dice[j].z })
 	var out []FrameDie
-	camH, seen := s.cfg.CameraHeightMM, s.seen
+	camH := s.cfg.CameraHeightMM
 	for _, d := range dice {
 		mid, moving, ok := d.posAt(t)
 		if !ok {
 			continue
 		}
 		foot := mid // where its shadow falls from
+		seen := func(p pose) pose { return s.seen(d, p, moving) }
 		mid = seen(mid)
 		box := r.topBox(edgeMM, mid)
 		if s.inView(r.dieBox(edgeMM, []pose{mid})) == 0 {
@@ -189,7 +190,7 @@ func (s *Session) drawDice(r *raster, tp *throwPlan, t float64) []FrameDie {
 		if len(poses) > 1 {
 			ss = 2
 		}
-		if camH > 0 && !moving && mid.Scale > 1 {
+		if camH > 0 && !moving && d.onDie >= 0 && mid.Scale > 1 {
 			f := foot
 			f.Scale = 1
 			r.drawRaised(edgeMM, d.style, f, mid, ss)
@@ -206,13 +207,15 @@ func (s *Session) drawDice(r *raster, tp *throwPlan, t float64) []FrameDie {
 	return out
 }
 
-// seen is where a pose at table place (p.X, p.Y) is drawn: with a camera
-// height (Config.CameraHeightMM) a die raised off the felt (Scale > 1) is
-// seen moved out from the point under the camera by its scale; that point
-// is taken as the middle of the view (the default keystone tips the
-// camera by about a degree). Without a height, p itself.
-func (s *Session) seen(p pose) pose {
-	if s.cfg.CameraHeightMM > 0 && p.Scale != 1 {
+// seen is where die d's pose p at table place (p.X, p.Y) is drawn: with
+// a camera height (Config.CameraHeightMM) a die raised off the felt, on
+// the other die or hopping (Scale > 1), is seen moved out from the point
+// under the camera by its scale; that point is taken as the middle of the
+// view (the default keystone tips the camera by about a degree). A cocked
+// die keeps the historical draw (1.02 larger, in place), as does every
+// die without a height.
+func (s *Session) seen(d *dieTrack, p pose, moving bool) pose {
+	if s.cfg.CameraHeightMM > 0 && p.Scale != 1 && (d.onDie >= 0 || moving) {
 		nx, ny := s.v.tab(float64(s.cam.Width)/2, float64(s.cam.Height)/2)
 		p.X, p.Y = nx+(p.X-nx)*p.Scale, ny+(p.Y-ny)*p.Scale
 	}

@@ -385,7 +385,7 @@ func (s *Session) computeTruth() error {
 				dt.Value = val
 				dt.XMM, dt.YMM = d.rest.X, d.rest.Y
 				dt.Zone = s.cal.ZoneAt(calibration.Point{X: d.rest.X, Y: d.rest.Y})
-				b := r.topBox(edgeMM, s.seen(rest))
+				b := r.topBox(edgeMM, s.seen(d, rest, false))
 				dt.Box = [4]int{b.Min.X, b.Min.Y, b.Max.X, b.Max.Y}
 				dt.Flat = d.tilt == 0
 				dt.TiltDeg = math.Round(d.tilt*180/math.Pi*10) / 10
