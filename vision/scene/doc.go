@@ -49,7 +49,7 @@
 // Both generators first drew a die resting on another larger than any
 // table camera would see it: the stills 1.08 to 1.2 times a die on the
 // felt, the sessions 1.16 to 1.2 (and a hopping die 1 + 0.0085 per mm of
-// height), which a pinhole camera only 0.12 to 0.28 m over the felt
+// height), which a pinhole camera only 0.13 to 0.28 m over the felt
 // shows (ImpliedCameraHeightMM). That draw stays the default, bit for bit
 // (TestHistoricalDrawUnchanged). StillOptions.CameraHeightMM (a range
 // each still draws a height from) and Config.CameraHeightMM put the

@@ -42,7 +42,7 @@ type Config struct {
 	// the point under the camera by the same factor, its shadow left at
 	// its footprint. Zero keeps the historical draw, bit for bit: 1+0.0085
 	// per mm of height and stacked dice 1.16..1.2 larger, in place (a
-	// camera about 0.12..0.16 m up, ImpliedCameraHeightMM).
+	// camera about 0.13..0.16 m up (0.14 m for the hops), ImpliedCameraHeightMM).
 	CameraHeightMM float64
 }
 

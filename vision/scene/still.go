@@ -55,7 +55,7 @@ func StackedView(h, e float64) (scale float64) {
 // e(2s-1)/(s-1). The stills' historical draw, 1.08..1.2, implies 0.28 m
 // down to 0.13 m with 19 mm dice; the throw sessions' 1.16..1.2 0.16 m
 // down to 0.13 m (and their hops, 1 + 0.0085 per mm of height, a camera
-// about 0.12 m up).
+// about 0.14 m up: 1/0.0085 mm is H-e).
 func ImpliedCameraHeightMM(scale, e float64) float64 {
 	return e * (2*scale - 1) / (scale - 1)
 }
