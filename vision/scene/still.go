@@ -25,8 +25,13 @@ type StillOptions struct {
 	// Min), and a die stacked on another is drawn as a pinhole camera there
 	// sees it (StackedView): larger by (H-e)/(H-2e) than a die on the
 	// table, e the die's edge, and moved away from the point under the
-	// camera by the same factor. The height comes from a stream of its own,
-	// so every other draw of the still (the dice, their places, the light)
+	// camera by the same factor, with the side that faces the camera drawn
+	// between (drawRaised: it hides the lower die's top face; the two top
+	// faces lie about half an edge apart 0.3 m from the point under a
+	// camera 0.6 m up). A straight-down camera is assumed for the depth;
+	// a tilted one's point under it lies H*tan(tilt) towards the
+	// picture's bottom. The height comes from a stream of its own, so
+	// every other draw of the still (the dice, their places, the light)
 	// is the same as without it. The zero value keeps the draw the stills
 	// were first made with, bit for bit: stacked dice 1.08..1.2 larger, in
 	// place, which a camera about 0.13..0.28 m up would show (see
