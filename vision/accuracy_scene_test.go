@@ -57,7 +57,17 @@ func TestAccuracyScenes(t *testing.T) {
 		}
 		only[k] = true
 	}
-	sess, err := scene.NewSession(scene.Config{Seed: seed, Throws: n})
+	// DICEWATCH_SCENE_CAMERA_H=H: the session's camera H mm over the table
+	// (scene.Config.CameraHeightMM): a die on a die is drawn as large and
+	// where a pinhole camera there sees it, not 1.16..1.2 larger in place.
+	var camH float64
+	if v := os.Getenv("DICEWATCH_SCENE_CAMERA_H"); v != "" {
+		var err error
+		if camH, err = strconv.ParseFloat(v, 64); err != nil {
+			t.Fatalf("DICEWATCH_SCENE_CAMERA_H=%q: %v", v, err)
+		}
+	}
+	sess, err := scene.NewSession(scene.Config{Seed: seed, Throws: n, CameraHeightMM: camH})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,10 +113,6 @@ func TestAccuracyScenes(t *testing.T) {
 		if _, err := sess.Render(th.AtRestFrame, &frame); err != nil {
 			t.Fatal(err)
 		}
-		dets, err := r.Read(frame)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var truth []gtDie
 		var dt []scene.DieTruth
 		for _, d := range th.Dice {
@@ -119,6 +125,12 @@ func TestAccuracyScenes(t *testing.T) {
 		rest.add(t, frame, bg, dieAt, th, truth, dt)
 		if restOnly {
 			continue
+		}
+		// the still-photo reader only where its figures are wanted (the
+		// at-rest reader's run does not need it)
+		dets, err := r.Read(frame)
+		if err != nil {
+			t.Fatal(err)
 		}
 		pairs := match(truth, dets)
 		if dir := os.Getenv("DICEWATCH_DEBUG_DIR"); dir != "" && tl.images < 20 {
@@ -191,7 +203,19 @@ type restTally struct {
 	// confidence (an unread die is a no roll too, as unreadable).
 	cockedValid, stackValid int
 	underN                  int
-	seed                    int64
+	// nearStack, nearFlat: how far each matched stacked (top) die and
+	// each flat die lies from the nearest other die read in its throw,
+	// in expected die edges (9 when alone): two dice on the felt lie an
+	// edge apart or more.
+	nearStack, nearFlat []float64
+	// stackThrows, stackThrowValid: stacked throws, and those whose dice
+	// read would make a valid roll on their own (as many dice read as
+	// were at rest, each flat, read at rules' minimum confidence and
+	// under the stacked cut).
+	stackThrows, stackThrowValid int
+	// stackThrowSized: stacked throws with a die read at the stacked cut.
+	stackThrowSized int
+	seed            int64
 	// ruler: the pips' ruler kept across the session's throws, as the
 	// daemon keeps it (one calibration throughout).
 	ruler pipRuler
@@ -208,6 +232,43 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 	dets, err := readAtRestRuled(nil, frame, bg, ar, dieAt, &rt.ruler)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The throw as rules would see it from these dice alone (no zones,
+	// no sensors): a stacked throw is safe when it is no roll anyway
+	// (a die missing, unread, not flat or past the stacked cut). The
+	// closest pair of dice read, in expected edges, is logged for the
+	// throws it could matter to (DICEWATCH_SCENE_GAPS=1 logs every throw's).
+	gap := 9.0
+	for i := range dets {
+		for j := i + 1; j < len(dets); j++ {
+			if e := dieAt(dets[i].CX, dets[i].CY); e > 0 {
+				gap = math.Min(gap, math.Hypot(dets[i].CX-dets[j].CX, dets[i].CY-dets[j].CY)/e)
+			}
+		}
+	}
+	valid := len(dets) == len(dt)
+	stackEv := false
+	var sizes []string
+	for _, d := range dets {
+		sizes = append(sizes, fmt.Sprintf("%.2f", d.SizeRatio))
+		if d.SizeRatio >= stackCut {
+			stackEv = true
+		}
+		if !d.Flat || d.Value == 0 || d.Confidence < rules.DefaultMinConfidence || d.SizeRatio >= stackCut {
+			valid = false
+		}
+	}
+	if th.Kind == scene.KindStacked {
+		rt.stackThrows++
+		if valid {
+			rt.stackThrowValid++
+		}
+		if stackEv {
+			rt.stackThrowSized++
+		}
+	}
+	if th.Kind == scene.KindStacked || gap < 1.2 || os.Getenv("DICEWATCH_SCENE_GAPS") != "" {
+		t.Logf("throw gap: throw %d kind %s dice %d read %d closest pair %.3f edges, valid from the dice alone %v, size ratios %s", th.Throw, th.Kind, len(dt), len(dets), gap, valid, strings.Join(sizes, " "))
 	}
 	tl := &rt.tl
 	pairs := match(truth, dets)
@@ -229,6 +290,21 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 		if d.Value != 0 && os.Getenv("DICEWATCH_SCENE_SIZES") != "" {
 			t.Logf("size: throw %d die %d flat %v stacked %v truth size %.2f value %d read %d regrown %v placed %v spread %.4f size %.3f flatness %.2f",
 				th.Throw, tr.Die, tr.Flat, tr.OnDie != nil, tr.SizeRatio, g.value, d.Value, d.regrown, d.placed, d.pipScale, d.SizeRatio, d.Flatness)
+		}
+		near := 9.0
+		if e := dieAt(d.CX, d.CY); e > 0 {
+			for j, o := range dets {
+				if j != p[1] {
+					near = math.Min(near, math.Hypot(o.CX-d.CX, o.CY-d.CY)/e)
+				}
+			}
+		}
+		switch {
+		case under[tr.Die]:
+		case tr.OnDie != nil:
+			rt.nearStack = append(rt.nearStack, near)
+		case tr.Flat:
+			rt.nearFlat = append(rt.nearFlat, near)
 		}
 		switch {
 		case under[tr.Die]:
@@ -307,6 +383,21 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 func (rt *restTally) log(t *testing.T, n int) {
 	stackCut := rules.DefaultStackedSizeRatio
 	t.Logf("at-rest: %d matched dice lie under a stacked die (not scored)", rt.underN)
+	for _, c := range []float64{0.5, 0.7, 0.8, 0.9} {
+		ns, nf := 0, 0
+		for _, v := range rt.nearStack {
+			if v < c {
+				ns++
+			}
+		}
+		for _, v := range rt.nearFlat {
+			if v < c {
+				nf++
+			}
+		}
+		t.Logf("at-rest nearest other die under %.1f edges: stacked %d of %d, flat %d of %d", c, ns, len(rt.nearStack), nf, len(rt.nearFlat))
+	}
+	t.Logf("at-rest stacked throws whose dice alone would make a valid roll: %d of %d; with a die at the stacked cut %d", rt.stackThrowValid, rt.stackThrows, rt.stackThrowSized)
 	vt := rt.tl
 	vt.matched = rt.flatN
 	t.Logf("at-rest reader (the daemon's: empty-table frame, truth rest boxes as the tracker's places), %d throws\n%s", n, rt.tl.detectionReport())

@@ -44,7 +44,7 @@ func TestStackSizeDiag(t *testing.T) {
 	defer func() { largeOff = false }()
 	fmt.Fprintln(w, "seed\tmode\tw\th\tnom\tgroup\ttsr\tlocal\tcx\tcy\tval\ttval\treach\tedge\tsr\tfp\tconf\tflat\tbw\tbh")
 	for seed := stillFirst(t); seed < stillFirst(t)+int64(n); seed++ {
-		img, truth, err := scene.Still(seed, scene.StillOptions{})
+		img, truth, err := scene.Still(seed, stillOptions(t))
 		if err != nil {
 			t.Fatal(err)
 		}

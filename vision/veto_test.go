@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/dicewatch/dicewatch/vision/scene"
@@ -38,6 +39,31 @@ func stillFirst(t *testing.T) int64 {
 	return n
 }
 
+// stillOptions is the still generator's options for the harnesses that
+// read generated stills: the historical draw, or with
+// DICEWATCH_STILL_CAMERA_H=H (mm) or =A-B (a height drawn for each still
+// from A..B mm) a camera that high over the table, which draws each
+// stacked die at the scale and place a pinhole camera there sees
+// (scene.StillOptions.CameraHeightMM); every other die is drawn as
+// without it.
+func stillOptions(t testing.TB) scene.StillOptions {
+	v := os.Getenv("DICEWATCH_STILL_CAMERA_H")
+	if v == "" {
+		return scene.StillOptions{}
+	}
+	a, b, rng := strings.Cut(v, "-")
+	lo, err1 := strconv.ParseFloat(a, 64)
+	hi := lo
+	var err2 error
+	if rng {
+		hi, err2 = strconv.ParseFloat(b, 64)
+	}
+	if err1 != nil || err2 != nil || lo < 100 || hi < lo {
+		t.Fatalf("DICEWATCH_STILL_CAMERA_H=%q: want a height in mm (100 or more) or a range A-B", v)
+	}
+	return scene.StillOptions{CameraHeightMM: scene.HeightRange{Min: lo, Max: hi}}
+}
+
 // readStills reads the stills DICEWATCH_STILL_FIRST.. (DICEWATCH_STILLS
 // of them, defaultStills unless set), each calibrated ("cal": the die edge
 // known) and not ("plain"), covering the dice under a stacked die first.
@@ -68,7 +94,7 @@ func readStillsR(t *testing.T, before func(), visit func(r *Reader, seed int64, 
 	n = stillCount(t, defaultStills)
 	first = stillFirst(t)
 	for seed := first; seed < first+int64(n); seed++ {
-		img, tr, err := scene.Still(seed, scene.StillOptions{})
+		img, tr, err := scene.Still(seed, stillOptions(t))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -384,6 +384,30 @@ func clampI(v, lo, hi int) int {
 	return v
 }
 
+// drawRaised draws a die whose top face a camera at a height sees at
+// top, moved out from where it stands (foot, the place and scale of a
+// face at a lone die's height): a straight-down drawing of a die shows
+// only its top face, but a pinhole camera also sees the side that faces
+// it, which runs from foot to top and hides what lies there (the top
+// face of the die under a stacked one). The side is drawn as the die
+// swept from foot to top, one opaque draw every px or so, the top last.
+func (r *raster) drawRaised(edge float64, st *Style, foot, top pose, ss int) {
+	fx, fy := r.v.img(foot.X, foot.Y)
+	tx, ty := r.v.img(top.X, top.Y)
+	n := int(math.Ceil(math.Hypot(tx-fx, ty-fy)))
+	if n > 24 {
+		n = 24
+	}
+	for k := 0; k < n; k++ {
+		f := float64(k) / float64(n)
+		q := top
+		q.X, q.Y = foot.X+(top.X-foot.X)*f, foot.Y+(top.Y-foot.Y)*f
+		q.Scale = foot.Scale + (top.Scale-foot.Scale)*f
+		r.drawDie(edge, st, []pose{q}, ss)
+	}
+	r.drawDie(edge, st, []pose{top}, ss)
+}
+
 // drawDie renders a die averaged over poses (motion blur when they
 // differ), ss x ss samples per pixel per pose. It returns the box of pixels
 // written (clipped to the frame).

@@ -44,6 +44,22 @@
 // dice of several colour schemes, flat, cocked, stacked, against chips and
 // walls, under lighting gradients, glare, noise, blur and JPEG artefacts.
 //
+// # Camera height
+//
+// Both generators first drew a die resting on another larger than any
+// table camera would see it: the stills 1.08 to 1.2 times a die on the
+// felt, the sessions 1.16 to 1.2 (and a hopping die 1 + 0.0085 per mm of
+// height), which a pinhole camera only 0.13 to 0.28 m over the felt
+// shows (ImpliedCameraHeightMM). That draw stays the default, bit for bit
+// (TestHistoricalDrawUnchanged). StillOptions.CameraHeightMM (a range
+// each still draws a height from) and Config.CameraHeightMM put the
+// camera at a height instead: a raised top face is drawn larger by the
+// ratio of the depths, (H-e)/(H-e-z) for a face z mm above a lone die's
+// (StackedView for a die on a die: 1.034 at 0.6 m, 1.020 at 1 m, 1.013
+// at 1.5 m, with 19 mm dice), and moved out from the point under the
+// camera by the same factor (parallax: r*z/(H-e-z) for a point r from
+// it), its shadow left where it falls from its footprint.
+//
 // Every gocv.Mat the package makes is closed by its owner; Session.Close
 // releases the session's own.
 package scene

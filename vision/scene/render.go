@@ -139,11 +139,15 @@ func (s *Session) drawDice(r *raster, tp *throwPlan, t float64) []FrameDie {
 	dice := append([]*dieTrack(nil), tp.dice...)
 	sort.SliceStable(dice, func(i, j int) bool { return dice[i].z < dice[j].z })
 	var out []FrameDie
+	camH := s.cfg.CameraHeightMM
 	for _, d := range dice {
 		mid, moving, ok := d.posAt(t)
 		if !ok {
 			continue
 		}
+		foot := mid // where its shadow falls from
+		seen := func(p pose) pose { return s.seen(d, p, moving) }
+		mid = seen(mid)
 		box := r.topBox(edgeMM, mid)
 		if s.inView(r.dieBox(edgeMM, []pose{mid})) == 0 {
 			continue
@@ -169,21 +173,30 @@ func (s *Session) drawDice(r *raster, tp *throwPlan, t float64) []FrameDie {
 				for i := 0; i < n; i++ {
 					ts := t - shutter/2 + shutter*float64(i)/float64(n-1)
 					if p, _, ok := d.posAt(ts); ok {
-						poses = append(poses, p)
+						poses = append(poses, seen(p))
 					}
 				}
 			}
 		}
 		h := (mid.Scale - 1) / 0.0085
+		if camH > 0 {
+			h = (camH - edgeMM) * (1 - 1/mid.Scale)
+		}
 		if d.onDie >= 0 {
 			h = edgeMM * math.Min(1, (mid.Scale-1)/(d.scale-1+1e-9))
 		}
-		r.drawShadow(edgeMM, mid, h, blur, d.style.Tint, 0.55)
+		r.drawShadow(edgeMM, foot, h, blur, d.style.Tint, 0.55)
 		ss := 3
 		if len(poses) > 1 {
 			ss = 2
 		}
-		r.drawDie(edgeMM, d.style, poses, ss)
+		if camH > 0 && !moving && d.onDie >= 0 && mid.Scale > 1 {
+			f := foot
+			f.Scale = 1
+			r.drawRaised(edgeMM, d.style, f, mid, ss)
+		} else {
+			r.drawDie(edgeMM, d.style, poses, ss)
+		}
 		b := box.Intersect(image.Rect(0, 0, s.cam.Width, s.cam.Height))
 		if b.Empty() {
 			continue
@@ -192,6 +205,21 @@ func (s *Session) drawDice(r *raster, tp *throwPlan, t float64) []FrameDie {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Die < out[j].Die })
 	return out
+}
+
+// seen is where die d's pose p at table place (p.X, p.Y) is drawn: with
+// a camera height (Config.CameraHeightMM) a die raised off the felt, on
+// the other die or hopping (Scale > 1), is seen moved out from the point
+// under the camera by its scale; that point is taken as the middle of the
+// view (the default keystone tips the camera by about a degree). A cocked
+// die keeps the historical draw (1.02 larger, in place), as does every
+// die without a height.
+func (s *Session) seen(d *dieTrack, p pose, moving bool) pose {
+	if s.cfg.CameraHeightMM > 0 && p.Scale != 1 && (d.onDie >= 0 || moving) {
+		nx, ny := s.v.tab(float64(s.cam.Width)/2, float64(s.cam.Height)/2)
+		p.X, p.Y = nx+(p.X-nx)*p.Scale, ny+(p.Y-ny)*p.Scale
+	}
+	return p
 }
 
 // drawStick draws the stickperson's stick: a shaft from below the picture

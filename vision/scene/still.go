@@ -20,6 +20,49 @@ type StillOptions struct {
 	MaxDice int
 	// Casino, when set, uses only red translucent casino dice.
 	Casino bool
+	// CameraHeightMM, when its Min is set, puts the camera a height over
+	// the table drawn for each still from Min..Max mm (Max under Min means
+	// Min), and a die stacked on another is drawn as a pinhole camera there
+	// sees it (StackedView): larger by (H-e)/(H-2e) than a die on the
+	// table, e the die's edge, and moved away from the point under the
+	// camera by the same factor, with the side that faces the camera drawn
+	// between (drawRaised: it hides the lower die's top face; the two top
+	// faces lie about half an edge apart 0.3 m from the point under a
+	// camera 0.6 m up). A straight-down camera is assumed for the depth;
+	// a tilted one's point under it lies H*tan(tilt) towards the
+	// picture's bottom. The height comes from a stream of its own, so
+	// every other draw of the still (the dice, their places, the light)
+	// is the same as without it. The zero value keeps the draw the stills
+	// were first made with, bit for bit: stacked dice 1.08..1.2 larger, in
+	// place, which a camera about 0.13..0.28 m up would show (see
+	// ImpliedCameraHeightMM).
+	CameraHeightMM HeightRange
+}
+
+// HeightRange is a range of camera heights over the table, in mm.
+type HeightRange struct{ Min, Max float64 }
+
+// StackedView is how a pinhole camera h mm over the table, looking at a
+// point rho mm (on the table) from the point under it, sees the top face
+// of a die resting on another against a die on the table there: scale is
+// its size over the lone die's top face, (h-e)/(h-2e) with e the die's
+// edge, and the table point under its centre is drawn rho*scale from the
+// point under the camera (a raised face moves out from the centre of
+// view by rho*e/(h-2e)). Both are the same factor: the renderer draws a
+// die on the table at its footprint, so the stacked die is scaled about
+// the point under the camera by the ratio of the two faces' depths.
+func StackedView(h, e float64) (scale float64) {
+	return (h - e) / (h - 2*e)
+}
+
+// ImpliedCameraHeightMM is the camera height at which a stacked die looks
+// scale times as large as a die on the table (StackedView solved for h):
+// e(2s-1)/(s-1). The stills' historical draw, 1.08..1.2, implies 0.28 m
+// down to 0.13 m with 19 mm dice; the throw sessions' 1.16..1.2 0.16 m
+// down to 0.13 m (and their hops, 1 + 0.0085 per mm of height, a camera
+// about 0.14 m up: 1/0.0085 mm is H-e).
+func ImpliedCameraHeightMM(scale, e float64) float64 {
+	return e * (2*scale - 1) / (scale - 1)
 }
 
 // StillTruth is the ground truth of a still scene.
@@ -31,14 +74,17 @@ type StillTruth struct {
 	// EdgePx is the nominal die edge in pixels at the middle of the picture.
 	EdgePx float64 `json:"edge_px"`
 	// CameraTiltDeg is how far the camera looks off vertical (side faces show).
-	CameraTiltDeg float64           `json:"camera_tilt_deg"`
-	Blur          float64           `json:"blur_sigma_px"`
-	Noise         float64           `json:"noise_sigma"`
-	JPEGQuality   int               `json:"jpeg_quality"`
-	Glare         bool              `json:"glare"`
-	Dice          []StillDie        `json:"dice"`
-	Chips         [][2]int          `json:"chips,omitempty"` // chip stack centres, px
-	Walls         []image.Rectangle `json:"walls,omitempty"`
+	CameraTiltDeg float64 `json:"camera_tilt_deg"`
+	// CameraHeightMM is the camera's height over the table when the still
+	// was drawn with one (StillOptions.CameraHeightMM), else 0.
+	CameraHeightMM float64           `json:"camera_height_mm,omitempty"`
+	Blur           float64           `json:"blur_sigma_px"`
+	Noise          float64           `json:"noise_sigma"`
+	JPEGQuality    int               `json:"jpeg_quality"`
+	Glare          bool              `json:"glare"`
+	Dice           []StillDie        `json:"dice"`
+	Chips          [][2]int          `json:"chips,omitempty"` // chip stack centres, px
+	Walls          []image.Rectangle `json:"walls,omitempty"`
 }
 
 // StillDie is one die in a still scene.
@@ -123,6 +169,19 @@ func StillJPEG(seed int64, opt StillOptions) ([]byte, StillTruth, error) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x7374696c6c)) // "still"
 	u := func(a, b float64) float64 { return a + (b-a)*rng.Float64() }
 	tr := StillTruth{Seed: seed, Width: opt.Width, Height: opt.Height}
+	camH := 0.0
+	if hr := opt.CameraHeightMM; hr.Min > 0 {
+		camH = hr.Min
+		if hr.Max > hr.Min {
+			hrng := rand.New(rand.NewPCG(uint64(seed), 0x68656967687400)) // "height"
+			camH = hr.Min + (hr.Max-hr.Min)*hrng.Float64()
+		}
+		if camH < 3*edgeMM {
+			return nil, tr, fmt.Errorf("scene: still camera height %g mm: must be at least %g", camH, 3*edgeMM)
+		}
+		tr.CameraHeightMM = math.Round(camH)
+		camH = tr.CameraHeightMM
+	}
 	edgePx := opt.EdgePx
 	if edgePx == 0 {
 		edgePx = u(20, 64)
@@ -152,6 +211,10 @@ func StillJPEG(seed int64, opt StillOptions) ([]byte, StillTruth, error) {
 	}
 	v := &view{cam: cam, toImg: toImg, toTab: toTab}
 	camR := rotX(tilt * math.Pi / 180)
+	// the table point under the camera: the picture's centre looking
+	// straight down; a tilted camera looks at the centre from the near
+	// (bottom, +Y) side, so the point under it lies camH*tan(tilt) that way
+	nadir := pt{0, camH * math.Tan(tilt*math.Pi/180)}
 
 	// background
 	bgKinds := []string{"felt", "white_board", "grey_tray", "wood", "dark_cloth"}
@@ -207,6 +270,10 @@ func StillJPEG(seed int64, opt StillOptions) ([]byte, StillTruth, error) {
 		onDie int
 		h     float64
 		blur  bool
+		// foot, for a die stacked under a camera height, is the table
+		// place it rests over (its shadow falls from there); p is where
+		// the camera sees it.
+		foot pose
 	}
 	var dice []placed
 	var occupied []pt
@@ -283,6 +350,14 @@ func StillJPEG(seed int64, opt StillOptions) ([]byte, StillTruth, error) {
 				d.onDie = bi
 				d.h = edgeMM
 				d.p = pose{X: at.X, Y: at.Y, R: restRotation(val, spin, 0, 0), Scale: u(1.08, 1.2)}
+				if camH > 0 {
+					// as the camera sees it from camH (StackedView); the
+					// footprint (at) keeps its shadow and the dice's spacing
+					d.foot = d.p
+					s := StackedView(camH, edgeMM)
+					d.p.Scale = s
+					d.p.X, d.p.Y = nadir.X+(at.X-nadir.X)*s, nadir.Y+(at.Y-nadir.Y)*s
+				}
 			} else {
 				a := u(0, 2*math.Pi)
 				d.tilt = u(15, 40) * math.Pi / 180
@@ -370,7 +445,12 @@ func StillJPEG(seed int64, opt StillOptions) ([]byte, StillTruth, error) {
 	}
 	for _, i := range order {
 		d := dice[i]
-		r.drawShadow(edgeMM, d.p, d.h+math.Sin(d.tilt)*edgeMM*0.5, 0, d.st.Tint, 0.5)
+		sp := d.p
+		if d.foot.Scale > 0 {
+			sp = d.foot
+			sp.Scale = 1
+		}
+		r.drawShadow(edgeMM, sp, d.h+math.Sin(d.tilt)*edgeMM*0.5, 0, d.st.Tint, 0.5)
 		poses := []pose{d.p}
 		if d.blur {
 			poses = poses[:0]
@@ -389,7 +469,13 @@ func StillJPEG(seed int64, opt StillOptions) ([]byte, StillTruth, error) {
 		if d.blur {
 			ss = 2
 		}
-		r.drawDie(edgeMM, d.st, poses, ss)
+		if d.foot.Scale > 0 && !d.blur {
+			foot := d.foot
+			foot.Scale = 1
+			r.drawRaised(edgeMM, d.st, foot, d.p, ss)
+		} else {
+			r.drawDie(edgeMM, d.st, poses, ss)
+		}
 		top := r.faceBox(edgeMM, d.p, true)
 		hull := r.faceBox(edgeMM, d.p, false)
 		td := &tr.Dice[i]

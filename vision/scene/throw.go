@@ -129,6 +129,7 @@ type dieTrack struct {
 	spinK  float64
 	hopA   float64
 	scale  float64 // apparent scale at rest (stacked > 1)
+	camH   float64 // the camera's height (Config.CameraHeightMM), or 0
 	z      int     // draw order
 	onDie  int     // the die this one rests on, or -1
 	wallAt float64 // seconds of the back-wall hit, or -1
@@ -177,6 +178,9 @@ func (d *dieTrack) posAt(t float64) (p pose, moving, ok bool) {
 		z = d.hopA * math.Abs(math.Sin(dist/180*math.Pi)) * math.Min(1, speed/2500)
 	}
 	scale := 1 + z*0.0085
+	if d.camH > 0 {
+		scale = (d.camH - edgeMM) / (d.camH - edgeMM - z)
+	}
 	if d.scale != 1 {
 		// the top die of a stack climbs onto the other during its last 60 mm
 		f := math.Max(0, math.Min(1, 1-rem/60))
@@ -220,6 +224,7 @@ type planner struct {
 	table *tableScene
 	cal   *calibration.Calibration
 	style Style
+	camH  float64 // Config.CameraHeightMM
 }
 
 const edgeMM = 19.0
@@ -298,7 +303,7 @@ func (pl *planner) planThrow(i int, k Kind, t0 float64) *throwPlan {
 	y0 := pl.uniform(470, 950)
 	var rests []pt
 	for di := 0; di < 2; di++ {
-		d := &dieTrack{id: di, style: &pl.style, value: 1 + pl.rng.IntN(6), scale: 1, onDie: -1, wallAt: -1,
+		d := &dieTrack{id: di, style: &pl.style, value: 1 + pl.rng.IntN(6), scale: 1, onDie: -1, wallAt: -1, camH: pl.camH,
 			spin: pl.uniform(0, 2*math.Pi), lean: pl.uniform(-math.Pi, math.Pi),
 			rollK: pl.uniform(0.9, 1.6) / edgeMM * 0.6, spinK: pl.uniform(-1, 1) / edgeMM * 0.3,
 			hopA: pl.uniform(8, 25)}
@@ -416,6 +421,9 @@ func (pl *planner) planThrow(i int, k Kind, t0 float64) *throwPlan {
 			off := pl.uniform(2, 6)
 			d.rest = pt{base.X + off*math.Cos(a), base.Y + off*math.Sin(a)}
 			d.scale = pl.uniform(1.16, 1.2)
+			if pl.camH > 0 {
+				d.scale = StackedView(pl.camH, edgeMM)
+			}
 			d.onDie = 0
 			viaWall(d.rest, 0)
 		}
