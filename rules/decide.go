@@ -79,9 +79,6 @@ func Decide(t Throw, p Profile) Decision {
 		}
 		values = append(values, d.Value)
 	}
-	if stackedByGap(t.Dice, p.StackedGapMM) {
-		reasons[Stacked] = true // 20:18:33:06 (1): "on top of the other"
-	}
 	switch {
 	case len(t.Dice)+len(t.Left) < thrown && !(bowl && p.Game == Craps):
 		reasons[DiceMissing] = true
@@ -114,23 +111,6 @@ func Decide(t Throw, p Profile) Decision {
 		dec.Total += v
 	}
 	return dec
-}
-
-// stackedByGap reports whether two of the dice lie closer than gap mm on
-// the table (Profile.StackedGapMM; 0 makes no check).
-func stackedByGap(dice []Die, gap float64) bool {
-	if gap <= 0 {
-		return false
-	}
-	for i := range dice {
-		for j := i + 1; j < len(dice); j++ {
-			dx, dy := dice[i].XMM-dice[j].XMM, dice[i].YMM-dice[j].YMM
-			if dx*dx+dy*dy < gap*gap {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // zoneReasons adds the reasons a die's resting zone gives under a game.

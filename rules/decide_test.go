@@ -18,15 +18,11 @@ func chips(x Die) Die { x.TouchesChips = true; return x }
 
 func seen(ms int64, x Die) Die { x.FirstSeenMS = ms; return x }
 
-func at(x, y float64, d Die) Die { d.XMM, d.YMM = x, y; return d }
-
 func craps(dice ...Die) Throw { return Throw{Game: Craps, DiceThrown: 2, Dice: dice} }
 
 func TestDecideCraps(t *testing.T) {
 	read := DefaultProfile(Craps)
 	read.Cocked = CockedRead
-	gapped := DefaultProfile(Craps)
-	gapped.StackedGapMM = 14
 	readChipsOnly := DefaultProfile(Craps)
 	readChipsOnly.CockedAgainstChips = CockedRead
 	tests := []struct {
@@ -42,9 +38,6 @@ func TestDecideCraps(t *testing.T) {
 		{"20:18:33:06 (1)", "a die that left the view into the rail", Throw{Game: Craps, DiceThrown: 2, Dice: []Die{d(2)}, Left: []Exit{{Zone: ZoneRail}}}, Profile{}, Decision{Verdict: NoRoll, Reasons: []Reason{InRail}}},
 		{"20:18:33:06 (1)", "a die at rest in the rail", craps(in(ZoneRail, d(6)), d(1)), Profile{}, Decision{Verdict: NoRoll, Reasons: []Reason{InRail}}},
 		{"20:18:33:06 (1)", "one die on top of the other", craps(d(5), Die{Value: 2, Confidence: 0.99, Zone: ZoneLayout, Flat: true, SizeRatio: 1.2}), Profile{}, Decision{Verdict: NoRoll, Reasons: []Reason{Stacked}}},
-		{"20:18:33:06 (1)", "two dice read 9 mm apart: one rests on the other", craps(at(500, 300, d(5)), at(509, 300, d(2))), gapped, Decision{Verdict: NoRoll, Reasons: []Reason{Stacked}}},
-		{"20:18:33:06 (1)", "two dice face to face, 19.5 mm apart, are a valid roll", craps(at(500, 300, d(5)), at(519.5, 300, d(2))), gapped, Decision{Verdict: Valid, Values: []int{5, 2}, Total: 7}},
-		{"20:18:33:06 (1)", "without stacked_gap_mm the gap is not looked at", craps(at(500, 300, d(5)), at(509, 300, d(2))), Profile{}, Decision{Verdict: Valid, Values: []int{5, 2}, Total: 7}},
 		{"20:18:33:06 (2)", "a die on the bank in front of the boxperson", craps(in(ZoneBank, d(5)), d(2)), Profile{}, Decision{Verdict: NoRoll, Reasons: []Reason{OnBank}}},
 		{"20:18:33:06 (3)", "a die at rest in the bowl", craps(in(ZoneBowl, d(5)), d(2)), Profile{}, Decision{Verdict: NoRoll, Reasons: []Reason{InBowl}}},
 		{"20:18:33:06 (3)", "a die entered the bowl (sensor) and is not seen", Throw{Game: Craps, DiceThrown: 2, Dice: []Die{d(2)}, Sensors: SensorEvidence{Bowl: true}}, Profile{}, Decision{Verdict: NoRoll, Reasons: []Reason{InBowl}}},

@@ -31,17 +31,6 @@ type Profile struct {
 	MinConfidence float64 `yaml:"min_confidence" json:"min_confidence"`
 	// StackedSizeRatio at or above which a die is taken to rest on another.
 	StackedSizeRatio float64 `yaml:"stacked_size_ratio" json:"stacked_size_ratio"`
-	// StackedGapMM: two dice whose centres lie closer than this on the
-	// table (their XMM, YMM) are taken as one resting on the other. Two
-	// dice on the felt lie an edge apart or more (face to face), so a cut
-	// under the dice's edge, about 0.75 of it, holds no pair of flat dice;
-	// a die on a die is read where its top face shows, moved out from the
-	// point under the camera by parallax (about 16 mm at 0.8 m from it,
-	// for 19 mm dice and a camera 1 m up), so it catches only the stacks
-	// whose two dice are both read close together. Unlike the size ratio
-	// it does not need a camera close to the table. 0 (the default) makes
-	// no such check.
-	StackedGapMM float64 `yaml:"stacked_gap_mm,omitempty" json:"stacked_gap_mm,omitempty"`
 	// InvalidStreakAdvisory: this many invalid rolls in a row raise the
 	// advisory that the boxperson may order a pass (3.7.2). 0 selects the
 	// default, 3.
@@ -192,9 +181,6 @@ func (p Profile) Validate() error {
 	}
 	if p.StackedSizeRatio != 0 && (p.StackedSizeRatio < 1 || p.StackedSizeRatio > 2) {
 		add("stacked_size_ratio", "%g is out of range 1..2", p.StackedSizeRatio)
-	}
-	if p.StackedGapMM < 0 || p.StackedGapMM > 40 || p.StackedGapMM != p.StackedGapMM {
-		add("stacked_gap_mm", "%g is out of range 0..40", p.StackedGapMM)
 	}
 	if p.InvalidStreakAdvisory < 0 || p.InvalidStreakAdvisory > 100 {
 		add("invalid_streak_advisory", "%d is out of range 0..100", p.InvalidStreakAdvisory)

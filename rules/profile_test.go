@@ -26,7 +26,6 @@ func TestProfileValidate(t *testing.T) {
 		{"dice wrong for the game", Profile{Game: Craps, Dice: 3}, `profile.dice: 3 does not match craps, which is played with 2 dice`},
 		{"confidence above 1", Profile{MinConfidence: 1.5}, `profile.min_confidence: 1.5 is out of range 0..1`},
 		{"stacked ratio below 1", Profile{StackedSizeRatio: 0.5}, `profile.stacked_size_ratio: 0.5 is out of range 1..2`},
-		{"stacked gap negative", Profile{StackedGapMM: -1}, `profile.stacked_gap_mm: -1 is out of range 0..40`},
 		{"negative streak", Profile{InvalidStreakAdvisory: -1}, `profile.invalid_streak_advisory: -1 is out of range 0..100`},
 		{"simultaneous window too long", Profile{SimultaneousMS: 5000}, `profile.simultaneous_ms: 5000 is out of range 0..2000`},
 		{"banker commission negative", Profile{PaiGowBankerCommissionBP: intp(-5)}, `profile.paigow_banker_commission_bp: -5 is out of range 0..5000`},
