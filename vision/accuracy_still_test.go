@@ -500,9 +500,11 @@ func evalStills(t *testing.T, n int) map[string]*stillTally {
 	// whole picture, as before session 18.
 	localEdge := stillLocalEdge(t)
 	// DICEWATCH_STILL_VIEW=tilt: the calibrated read is also given the
-	// camera's tilt off vertical (ReaderOptions.ViewTiltDeg), the pose a
-	// table calibration's camera has; the stills draw every die through
-	// the one camera rotation, so the tilt is the same at every place.
+	// camera's tilt off vertical (ReaderOptions.ViewTiltDeg) and the
+	// picture of a die's vertical edge (ReaderOptions.ViewUp,
+	// stillViewUp), the pose a table calibration's camera has; the
+	// stills draw every die through the one camera rotation, so the
+	// tilt is the same at every place.
 	viewTilt := os.Getenv("DICEWATCH_STILL_VIEW") == "tilt"
 	sl := openSureLog(t)
 	for _, m := range modes {
@@ -537,6 +539,7 @@ func evalStills(t *testing.T, n int) map[string]*stillTally {
 				if viewTilt {
 					tilt := tr.CameraTiltDeg
 					cal.opts.ViewTiltDeg = func(x, y float64) float64 { return tilt }
+					cal.opts.ViewUp = stillViewUp(tr)
 				}
 				r = cal
 			}
