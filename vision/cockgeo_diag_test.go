@@ -15,6 +15,11 @@ import (
 // TestCockGeoDiag measures it: its truth and each geometric cue.
 type geoRow struct {
 	cocked bool
+	// flat is the read's call (the view's tilt given); geo whether
+	// viewCocked, the view's vertical given, calls the die cocked.
+	flat, geo bool
+	// flatUp is the call of the read given the view's vertical too.
+	flatUp bool
 	cam    float64
 	lean   string
 	tilt   float64
@@ -45,7 +50,12 @@ var geoCueNames = []string{"p", "foot", "footRaw", "square", "size", "blob", "pi
 // over a flat die's silhouette's box at the face's turn and the view
 // (the larger of the two sides' ratios); pipfoot, the pips' box's centre
 // from the footprint's centre, the view's side band taken off, in
-// edges. A cue is NaN where the read gives nothing to measure (no
+// edges; latRaw, 1 less the read value's pip lattice's aspect (4, 5 and
+// 6), and lat, the same with the view undone (latticeAspect). The
+// column geo is viewCocked's call with the view's vertical given as
+// well, flatUp the flat call of a second read given it (the first read
+// is given the tilt only, so its flat column is the harness's with
+// DICEWATCH_STILL_VIEW=tilt before ViewUp, flatUp the harness's now). A cue is NaN where the read gives nothing to measure (no
 // footprint, no pips). At the end it logs, per cue, the share of the
 // detected cocked dice it would call at 0.5%, 1% and 2% of the detected
 // clean dice called, by camera (straight, tilted) and overall.
@@ -77,6 +87,8 @@ func TestCockGeoDiag(t *testing.T) {
 	}
 	cal := NewReader(ReaderOptions{DiePx: 1, PipSpread: stillPipSpread})
 	defer cal.Close()
+	calUp := NewReader(ReaderOptions{DiePx: 1, PipSpread: stillPipSpread})
+	defer calUp.Close()
 	fmt.Fprintln(w, "seed\tcam\tgroup\tlean\ttilt\tstyle\tedge\tmatched\tval\ttval\tflat\tflatness\tsr\tfx\tfy\tfw\tfh\tfang\tbw\tbh\tpx\tpy\tnear\t"+joinTab(geoCueNames))
 	var rows []geoRow
 	first := stillFirst(t)
@@ -92,6 +104,20 @@ func TestCockGeoDiag(t *testing.T) {
 		cal.opts.DiePx = tr.EdgePx
 		cal.opts.ExpectedEdgePx = loc
 		cal.opts.ViewTiltDeg = func(x, y float64) float64 { return tilt }
+		withUp := &Reader{opts: cal.opts}
+		withUp.opts.ViewUp = up
+		// The read with the view's vertical as well, as the harness
+		// reads with DICEWATCH_STILL_VIEW=tilt: its flat calls.
+		calUp.opts = withUp.opts
+		upDets, err := calUp.Read(img)
+		if err != nil {
+			img.Close()
+			t.Fatal(err)
+		}
+		flatUp := map[int]bool{}
+		for _, p := range matchStill(tr.Dice, upDets) {
+			flatUp[p[0]] = upDets[p[1]].Flat
+		}
 		clear(faces)
 		clear(blobs)
 		dets, err := cal.Read(img)
@@ -157,15 +183,37 @@ func TestCockGeoDiag(t *testing.T) {
 			if !math.IsNaN(px) {
 				cues[6] = math.Hypot(px-v[0]/2, py-v[1]/2)
 			}
-			fmt.Fprintf(w, "%s\t1\t%d\t%d\t%v\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f", line, d.Value, g.Value, d.Flat, d.Flatness, d.SizeRatio,
-				fx, fy, fw, fh, fa, bl[0]/e, bl[1]/e, px, py, near)
+			geo := withUp.viewCocked(d)
+			fu, ok := flatUp[i]
+			if !ok {
+				t.Errorf("still %d die %d: matched by the read without the view's vertical, not with it", seed, i)
+			}
+			fmt.Fprintf(w, "%s\t1\t%d\t%d\t%v\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%v\t%v", line, d.Value, g.Value, d.Flat, d.Flatness, d.SizeRatio,
+				fx, fy, fw, fh, fa, bl[0]/e, bl[1]/e, px, py, near, geo, fu)
 			for _, c := range cues {
 				fmt.Fprintf(w, "\t%.4f", c)
 			}
 			fmt.Fprintln(w)
-			rows = append(rows, geoRow{cocked: grp == "cocked", cam: tilt, lean: stillLean(g), tilt: g.TiltDeg, cues: cues})
+			rows = append(rows, geoRow{cocked: grp == "cocked", flat: d.Flat, geo: geo, flatUp: fu, cam: tilt, lean: stillLean(g), tilt: g.TiltDeg, cues: cues})
 		}
 	}
+	// The read's calls (the view's tilt given) and with viewCocked too
+	// (the view's vertical given as well): what the stills harness
+	// gives with DICEWATCH_STILL_VIEW=tilt before and after viewCocked.
+	var nc, nf, hit, fal, hit2, fal2 int
+	for _, r := range rows {
+		if r.cocked {
+			nc++
+			hit += b2i(!r.flat)
+			hit2 += b2i(!r.flatUp)
+		} else {
+			nf++
+			fal += b2i(!r.flat)
+			fal2 += b2i(!r.flatUp)
+		}
+	}
+	t.Logf("calibrated, view's tilt given: cocked recall %.2f%% (%d/%d), false cocked %.2f%% (%d/%d)", 100*ratio(hit, nc), hit, nc, 100*ratio(fal, nf), fal, nf)
+	t.Logf("the view's vertical given too (viewCocked, flatUp): cocked recall %.2f%% (%d/%d), false cocked %.2f%% (%d/%d)", 100*ratio(hit2, nc), hit2, nc, 100*ratio(fal2, nf), fal2, nf)
 	for _, part := range []struct {
 		name string
 		in   func(r geoRow) bool
@@ -282,4 +330,11 @@ func flatSilhouette(ang float64, v [2]float64) (w, h float64) {
 		bh = bh * (1 - (1-c)*math.Abs(v[1])/s)
 	}
 	return bw + math.Abs(v[0]), bh + math.Abs(v[1])
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
