@@ -89,7 +89,7 @@ func TestCockGeoDiag(t *testing.T) {
 	defer cal.Close()
 	calUp := NewReader(ReaderOptions{DiePx: 1, PipSpread: stillPipSpread})
 	defer calUp.Close()
-	fmt.Fprintln(w, "seed\tcam\tgroup\tlean\ttilt\tstyle\tedge\tmatched\tval\ttval\tflat\tflatness\tsr\tfx\tfy\tfw\tfh\tfang\tbw\tbh\tpx\tpy\tnear\t"+joinTab(geoCueNames))
+	fmt.Fprintln(w, "seed\tcam\tgroup\tlean\ttilt\tstyle\tedge\tmatched\tval\ttval\tflat\tflatness\tsr\tfx\tfy\tfw\tfh\tfang\tbw\tbh\tpx\tpy\tnear\tgeo\tflatUp\t"+joinTab(geoCueNames))
 	var rows []geoRow
 	first := stillFirst(t)
 	for seed := first; seed < first+int64(n); seed++ {
