@@ -86,7 +86,7 @@ func (r *Reader) viewCocked(d Detection) bool {
 // a face called flat (viewCocked). Set on stills 0..1999 (calibrated,
 // the view given, cameras 8 to 35 degrees off vertical): of the 683
 // clean dice whose lattice was measured two fell under it (a 5 read
-// right, a 6 read 4), and 18 cocked dice the nets had called flat (a
+// right, a 4 read 6), and 18 cocked dice the nets had called flat (a
 // die cocked c degrees measures about cos c; 0.84 is cos 33).
 const latticeFlatAspect = 0.84
 
