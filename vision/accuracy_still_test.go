@@ -26,7 +26,8 @@ import (
 //
 // DICEWATCH_STILL_EDGE=local gives the calibrated read the die edge at
 // each place of the picture, DICEWATCH_STILL_VIEW=tilt the camera's tilt
-// (ReaderOptions.ViewTiltDeg; see evalStills).
+// and the picture of a die's vertical edge (ReaderOptions.ViewTiltDeg and
+// ViewUp; see evalStills).
 //
 // It prints the time spent generating the stills and the mean read time
 // of each mode.
