@@ -29,7 +29,8 @@ import (
 // camera's scale, about 1.02 at 1 m, instead of the historical 1.08..1.2.
 // DICEWATCH_STILL_EDGE=local gives the calibrated read the die edge at
 // each place of the picture, DICEWATCH_STILL_VIEW=tilt the camera's tilt
-// (ReaderOptions.ViewTiltDeg; see evalStills).
+// and the picture of a die's vertical edge (ReaderOptions.ViewTiltDeg and
+// ViewUp; see evalStills).
 //
 // It prints the time spent generating the stills and the mean read time
 // of each mode.
@@ -503,9 +504,11 @@ func evalStills(t *testing.T, n int) map[string]*stillTally {
 	// whole picture, as before session 18.
 	localEdge := stillLocalEdge(t)
 	// DICEWATCH_STILL_VIEW=tilt: the calibrated read is also given the
-	// camera's tilt off vertical (ReaderOptions.ViewTiltDeg), the pose a
-	// table calibration's camera has; the stills draw every die through
-	// the one camera rotation, so the tilt is the same at every place.
+	// camera's tilt off vertical (ReaderOptions.ViewTiltDeg) and the
+	// picture of a die's vertical edge (ReaderOptions.ViewUp,
+	// stillViewUp), the pose a table calibration's camera has; the
+	// stills draw every die through the one camera rotation, so the
+	// tilt is the same at every place.
 	viewTilt := os.Getenv("DICEWATCH_STILL_VIEW") == "tilt"
 	sl := openSureLog(t)
 	for _, m := range modes {
@@ -540,6 +543,7 @@ func evalStills(t *testing.T, n int) map[string]*stillTally {
 				if viewTilt {
 					tilt := tr.CameraTiltDeg
 					cal.opts.ViewTiltDeg = func(x, y float64) float64 { return tilt }
+					cal.opts.ViewUp = stillViewUp(tr)
 				}
 				r = cal
 			}

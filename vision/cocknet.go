@@ -468,7 +468,7 @@ func (r *Reader) cockLook(fr bgrImage, dets []Detection, off image.Point) {
 		if d.keepNotFlat {
 			continue
 		}
-		d.Flat = d.cockP < r.cockCut(*d) && !r.footAside(*d, edge)
+		d.Flat = d.cockP < r.flatCut(*d) && !r.footAside(*d, edge) && !r.viewCocked(*d)
 		if d.cockP >= cockUnsure && d.Confidence > doubtMaxConf {
 			d.Confidence = doubtMaxConf
 		}

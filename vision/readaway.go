@@ -142,6 +142,7 @@ func (r *Reader) readAway(fr bgrImage, roi image.Rectangle, ocx, ocy float64, ou
 		// measure stays its size evidence.
 		o := out[lk.det]
 		d.Flatness, d.Flat, d.SizeRatio, d.EdgePx, d.latReach, d.reachValue = o.Flatness, o.Flat, o.SizeRatio, o.EdgePx, o.latReach, o.reachValue
+		d.lat, d.latAngle = o.lat, o.latAngle
 		out[lk.det] = d
 	}
 }

@@ -52,6 +52,14 @@ type ReaderOptions struct {
 	// position: not known there, as nil (calibration.ViewTiltDeg gives
 	// NaN where the calibration does not fix the view).
 	ViewTiltDeg func(x, y float64) float64
+	// ViewUp gives the picture of a die's vertical edge at an image
+	// position: the image vector, in die edges, from the middle of a
+	// flat die's bottom face to the middle of its top face (a camera's
+	// pose on the table gives it; its length is the sine of the view's
+	// tilt there, zero straight down). With it a read face whose pips,
+	// the view undone, are out of square is not flat (see viewCocked).
+	// Nil: not known; NaN at a position: not known there.
+	ViewUp func(x, y float64) [2]float64
 }
 
 // The plausible range of ReaderOptions.PipSpread, the calibration's (see
@@ -744,6 +752,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 			d.latReach = fv.lat.scale
 		}
 		d.reachValue = d.Value
+		d.lat, d.latAngle = fv.lat, fv.c.angle
 	}
 	d.foot = [4]float64{float64(blob.Min.X+blob.Max.X)/2 + float64(roi.Min.X), float64(blob.Min.Y+blob.Max.Y)/2 + float64(roi.Min.Y), d.CX, d.CY}
 	if readTrace != nil {

@@ -39,6 +39,11 @@ type Detection struct {
 	// reachValue is the value whose layout latReach measures (a later
 	// look may give the die another value, or none, and keep the reach).
 	reachValue int
+	// lat is the read value's pip lattice (readCandidate; the lattice
+	// of the layout reachValue names), and latAngle the turn of the face
+	// rectangle it was measured in, radians: see viewCocked.
+	lat      lattice
+	latAngle float64
 	// keepNotFlat: the reader found the die not flat by a rule of its
 	// own (a region far too large for it, or a face placed in a region
 	// where nothing read), which the cocked net does not overrule.
