@@ -35,12 +35,16 @@ var publicLenses = []publicLens{
 // straight down at a table whose outline's image fills the central share
 // of the image each way (the outline is the largest rectangle in the
 // ideal image, about the box's centre, whose distorted image stays
-// inside that box). The table is 1000 mm across the image's short side.
+// inside that box). The table is about 1000 mm across the image's short
+// side.
 func onTable(t *testing.T, w, h int, l Lens, share float64) *Calibration {
 	t.Helper()
-	s := 1000 / float64(min(w, h)) // mm per ideal px
+	// mm per ideal px, across and down (a pinhole's view straight down
+	// with focal lengths fx and fy)
+	s := 1000 / float64(min(w, h))
+	sx, sy := s*math.Sqrt(l.FX*l.FY)/l.FX, s*math.Sqrt(l.FX*l.FY)/l.FY
 	c := &Calibration{Version: Version, Camera: Camera{Width: w, Height: h}, Lens: l,
-		Homography: [9]float64{s, 0, -s * l.CX, 0, s, -s * l.CY, 0, 0, 1}, Die: Die{EdgeMM: 19}}
+		Homography: [9]float64{sx, 0, -sx * l.CX, 0, sy, -sy * l.CY, 0, 0, 1}, Die: Die{EdgeMM: 19}}
 	lo := Point{float64(w) * (1 - share) / 2, float64(h) * (1 - share) / 2}
 	hi := Point{float64(w) - lo.X, float64(h) - lo.Y}
 	mid := Point{(lo.X + hi.X) / 2, (lo.Y + hi.Y) / 2}

@@ -111,8 +111,18 @@ func TestValidFilesUnchanged(t *testing.T) {
 			t.Errorf("%s: hash %s view %q warning %q, want %s %q", tc.file, c.Hash(), c.View(), c.LensWarning(), tc.hash, tc.view)
 		}
 	}
+	// New with the check over the table's region: a wide lens whose
+	// model does not reach the image's corners loads, with a warning.
+	c, err := calibration.Load(filepath.Join(testdataDir, "valid-lens-warning.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const warn = "the model does not invert at pixel (0, 0) outside the table's region"
+	if c.Hash() != "1ad1f5d1ce901d2a" || !strings.HasPrefix(c.LensWarning(), warn) || !strings.Contains(c.View().String(), "; lens warning: "+warn) {
+		t.Errorf("valid-lens-warning.yaml: hash %s view %q", c.Hash(), c.View())
+	}
 	files, _ := filepath.Glob(filepath.Join(testdataDir, "valid-*.yaml"))
-	if len(files) != 6 {
+	if len(files) != 7 {
 		t.Errorf("%d valid files: add the new ones here", len(files))
 	}
 }
