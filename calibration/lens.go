@@ -136,14 +136,20 @@ func (l Lens) undistortNorm(xd, yd float64) (float64, float64) {
 		x = (xd - dx) / radial
 		y = (yd - dy) / radial
 	}
+	if ex, ey := l.distortNorm(x, y); (ex-xd)*(ex-xd)+(ey-yd)*(ey-yd) <= undistortConverged*undistortConverged {
+		return x, y
+	}
+	return l.undistortNewton(xd, yd, x, y)
+}
+
+// undistortNewton is undistortNorm's Newton steps, from the fixed-point
+// answer (x, y).
+func (l Lens) undistortNewton(xd, yd, x, y float64) (float64, float64) {
 	miss := func(x, y float64) (float64, float64, float64) {
 		ex, ey := l.distortNorm(x, y)
 		return ex - xd, ey - yd, math.Hypot(ex-xd, ey-yd)
 	}
 	rx, ry, m := miss(x, y)
-	if m <= undistortConverged {
-		return x, y
-	}
 	// Newton from the fixed-point answer if it lies where the model does
 	// not fold, else from the observed point.
 	if lo, _ := l.scales(x, y); !(lo > 0) || math.IsNaN(m) {
