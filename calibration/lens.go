@@ -343,14 +343,22 @@ func (c *Calibration) checkLensRegion() error {
 			return err
 		}
 	}
+	var first error
+	failed := 0
 	for _, b := range lensImageGrid {
 		for _, a := range lensImageGrid {
 			p := Point{a * w, b * h}
 			if err := inverts(p, Point{math.NaN(), math.NaN()}, "outside the table's region"); err != nil {
-				c.lensWarning = strings.TrimPrefix(err.Error(), "lens: ") + "; table positions and the view there are not reliable"
-				return nil
+				failed++
+				if first == nil {
+					first = err
+				}
 			}
 		}
+	}
+	if first != nil {
+		n := len(lensImageGrid) * len(lensImageGrid)
+		c.lensWarning = fmt.Sprintf("%s; the check fails at %d of %d pixels over the image; table positions and the view there are not reliable", strings.TrimPrefix(first.Error(), "lens: "), failed, n)
 	}
 	return nil
 }
