@@ -149,6 +149,9 @@ type Calibration struct {
 	inv  [9]float64
 	hash string // cached by Validate
 	view view   // prepared by Validate (see view.go)
+	// lensWarning says where, outside the table's region, the lens model
+	// does not invert (set by Validate; see checkLensRegion).
+	lensWarning string
 }
 
 // ErrInvalid is wrapped by every validation error.
@@ -245,6 +248,7 @@ func (c *Calibration) Validate() error {
 	}
 	c.hash = ""
 	c.view = view{}
+	c.lensWarning = ""
 	if c.Version != Version {
 		return bad("version: got %d, want %d", c.Version, Version)
 	}
@@ -273,6 +277,9 @@ func (c *Calibration) Validate() error {
 		return bad("homography: not invertible")
 	}
 	c.inv = inv
+	if err := c.checkLensRegion(); err != nil {
+		return bad("%v", err)
+	}
 	if err := c.checkHorizon(); err != nil {
 		return bad("%v", err)
 	}
@@ -472,7 +479,10 @@ func (c *Calibration) checkHorizon() error {
 	w, h := float64(c.Camera.Width), float64(c.Camera.Height)
 	sign := 0.0
 	for _, p := range []Point{{0, 0}, {w, 0}, {0, h}, {w, h}, {w / 2, h / 2}} {
-		q := c.Lens.undistort(p)
+		q, ok := c.Lens.undistortOK(p)
+		if !ok {
+			continue // the lens model does not reach it (c.lensWarning)
+		}
 		d := c.Homography[6]*q.X + c.Homography[7]*q.Y + c.Homography[8]
 		if d == 0 || (sign != 0 && math.Signbit(d) != math.Signbit(sign)) {
 			return fmt.Errorf("homography: the image crosses the horizon (not a view of the table from above)")

@@ -103,10 +103,18 @@ type ViewInfo struct {
 	Misfit float64
 	// Reason says why the view is not known.
 	Reason string
+	// LensWarning is the calibration's LensWarning.
+	LensWarning string
 }
 
-// String is a one-line summary for logs and `dicewatch calibrate`.
+// String is a one-line summary for logs and `dicewatch calibrate`, with
+// the lens model's warning after it.
 func (v ViewInfo) String() string {
+	if v.LensWarning != "" {
+		w := v
+		w.LensWarning = ""
+		return w.String() + "; lens warning: " + v.LensWarning
+	}
 	switch v.Source {
 	case ViewUnknown:
 		return "not known: " + v.Reason
@@ -152,13 +160,28 @@ func (c *Calibration) ViewTiltDeg(p Point) float64 {
 	case ViewMeasured:
 		return v.fixed
 	case ViewFocal, ViewEstimated:
-		return v.pose.tiltDeg(c.Lens.undistort(p))
+		q, ok := c.Lens.undistortOK(p)
+		if !ok {
+			return math.NaN() // the lens model does not reach p
+		}
+		return v.pose.tiltDeg(q)
 	}
 	return math.NaN()
 }
 
-// View describes the calibration's view of the table.
-func (c *Calibration) View() ViewInfo { return c.viewOf().info }
+// View describes the calibration's view of the table (and carries the
+// lens model's warning, if any, so that where the view is logged it is).
+func (c *Calibration) View() ViewInfo {
+	in := c.viewOf().info
+	in.LensWarning = c.lensWarning
+	return in
+}
+
+// LensWarning says where, outside the table's region, the lens model does
+// not invert or is out of bounds ("" when it is sound over the whole
+// image, or there is none): table positions and the view there are not
+// reliable. Validate sets it.
+func (c *Calibration) LensWarning() string { return c.lensWarning }
 
 func (c *Calibration) viewOf() *view {
 	if !c.view.done {
@@ -283,11 +306,20 @@ var viewGrid = [...]float64{0, 0.5, 1}
 // ViewTiltDeg gives the angle there (through the lens model, if any).
 func (c *Calibration) describe(ps pose, src ViewSource) ViewInfo {
 	w, h := float64(c.Camera.Width), float64(c.Camera.Height)
-	at := func(p Point) float64 { return ps.tiltDeg(c.Lens.undistort(p)) }
+	at := func(p Point) float64 {
+		q, ok := c.Lens.undistortOK(p)
+		if !ok {
+			return math.NaN() // the lens model does not reach p
+		}
+		return ps.tiltDeg(q)
+	}
 	in := ViewInfo{Source: src, FocalPx: math.Sqrt(ps.fx * ps.fy), MinDeg: math.Inf(1), CentreDeg: at(Point{w / 2, h / 2})}
 	for _, a := range viewGrid {
 		for _, b := range viewGrid {
 			t := at(Point{a * w, b * h})
+			if math.IsNaN(t) {
+				continue
+			}
 			in.MinDeg, in.MaxDeg = math.Min(in.MinDeg, t), math.Max(in.MaxDeg, t)
 		}
 	}

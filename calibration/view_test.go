@@ -232,8 +232,8 @@ func TestViewInvalid(t *testing.T) {
 		{name: "lens principal point outside", lens: Lens{Model: LensBrownConrady, FX: 1600, FY: 1600, CX: 2400, CY: 540}, want: "lens.cx, lens.cy: (2400, 540) is not inside the 1920x1080 image"},
 		{name: "lens focal in mm", lens: Lens{Model: LensBrownConrady, FX: 4.2, FY: 4.2, CX: 960, CY: 540}, want: "lens.fx: 4.2 is not a plausible focal length for a 1920x1080 image (154..38400 px)"},
 		{name: "lens fy too long", lens: Lens{Model: LensBrownConrady, FX: 1600, FY: 1e6, CX: 960, CY: 540}, want: "lens.fy: 1e+06 is not a plausible focal length"},
-		{name: "lens folds the image", lens: Lens{Model: LensBrownConrady, FX: 1600, FY: 1600, CX: 960, CY: 540, K1: -2}, want: "lens: the model does not invert at pixel"},
-		{name: "lens k1 wild", lens: Lens{Model: LensBrownConrady, FX: 1600, FY: 1600, CX: 960, CY: 540, K1: 40}, want: "lens: the model does not invert at pixel"},
+		{name: "lens folds the image", lens: Lens{Model: LensBrownConrady, FX: 1600, FY: 1600, CX: 960, CY: 540, K1: -2}, want: "lens: the model does not invert at pixel (1440, 540) (50% of the way from the image centre to its sides)"},
+		{name: "lens k1 wild", lens: Lens{Model: LensBrownConrady, FX: 1600, FY: 1600, CX: 960, CY: 540, K1: 40}, want: "lens: the model shrinks or stretches the image 1.44..2.31 times at pixel (1200, 540) (25% of the way from the image centre to its sides) (plausible: 0.2..2)"},
 		{name: "measured", cam: Camera{ViewTiltDeg: tilt(12.5)}, fixed: 12.5},
 		{name: "measured straight down", cam: Camera{ViewTiltDeg: tilt(0)}, fixed: 0},
 	} {
