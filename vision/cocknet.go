@@ -36,9 +36,16 @@ const (
 	cockMaxChans = 3
 	cockMaxIn    = cockMaxSide * cockMaxSide * cockMaxChans
 	// cockExtra is the number of scalars beside the grid: flatness and
-	// the log of the size ratio.
-	cockExtra = 2
-	cockMagic = "DWCK2\n"
+	// the log of the size ratio. A net in the DWCK3 format may take
+	// cockMaxExtra: the third is the view's tilt at the die's place over
+	// cockTiltScale degrees (cockTiltNet).
+	cockExtra    = 2
+	cockMaxExtra = 3
+	cockMagic    = "DWCK2\n"
+	cockMagic3   = "DWCK3\n"
+	// cockTiltScale is the tilt, in degrees, that a tilt net's third
+	// scalar gives as 1 (tools/cocknet/train.py's TILT_SCALE).
+	cockTiltScale = 30
 	// cockLeak is the hidden layer's slope below zero (a leaky ReLU:
 	// with a plain one, a small net learnt to leave every hidden unit
 	// at zero for many patches, which then all got the same output).
@@ -65,6 +72,17 @@ type cockShape struct {
 	// scales.
 	core            int
 	c1, c2, c3, hid int
+	// extra is the number of scalars beside the grid; 0 means
+	// cockExtra (the DWCK2 format's).
+	extra int
+}
+
+// scalars is the number of scalars the net takes beside its grid.
+func (sh cockShape) scalars() int {
+	if sh.extra > 0 {
+		return sh.extra
+	}
+	return cockExtra
 }
 
 func (sh cockShape) span() float64 { return float64(sh.spanMilli) / 1000 }
@@ -82,7 +100,7 @@ func (sh cockShape) grid() (g, last int) {
 
 func (sh cockShape) flatLen() int {
 	g, last := sh.grid()
-	return last*g*g + cockExtra
+	return last*g*g + sh.scalars()
 }
 
 // ok reports whether the shape is within cockScratch's room.
@@ -96,7 +114,8 @@ func (sh cockShape) ok() bool {
 		sh.spanMilli >= 1000 && sh.spanMilli <= 6000 &&
 		sh.core >= 2 && sh.core <= sh.side &&
 		sh.c1 >= 1 && sh.c1 <= cockMaxC1 && sh.c2 >= 1 && sh.c2 <= cockMaxC2 &&
-		sh.c3 >= 0 && sh.c3 <= cockMaxC3 && sh.hid >= 1 && sh.hid <= cockMaxHid
+		sh.c3 >= 0 && sh.c3 <= cockMaxC3 && sh.hid >= 1 && sh.hid <= cockMaxHid &&
+		(sh.extra == 0 || sh.extra >= cockExtra && sh.extra <= cockMaxExtra)
 }
 
 // params is the number of weights of a net of that shape.
@@ -137,15 +156,22 @@ func allocCockNet(sh cockShape) *cockNet {
 
 // unmarshalCockNet reads the weights: magic, eight uint32s (side,
 // channels, span in thousandths of an edge, core, c1, c2, c3, hidden),
-// then every weight as little-endian float32. A damaged file is an
-// error, never a panic.
+// with the DWCK3 magic a ninth (the scalars beside the grid), then every
+// weight as little-endian float32. A damaged file is an error, never a
+// panic.
 func unmarshalCockNet(data []byte) (*cockNet, error) {
-	if !bytes.HasPrefix(data, []byte(cockMagic)) {
+	nsz := 8
+	switch {
+	case bytes.HasPrefix(data, []byte(cockMagic)):
+	case bytes.HasPrefix(data, []byte(cockMagic3)):
+		nsz = 9
+	default:
 		return nil, errors.New("vision: cocked net: bad magic")
 	}
 	rd := bytes.NewReader(data[len(cockMagic):])
-	var sz [8]uint32
-	if err := binary.Read(rd, binary.LittleEndian, sz[:]); err != nil {
+	var szb [9]uint32
+	sz := szb[:nsz]
+	if err := binary.Read(rd, binary.LittleEndian, sz); err != nil {
 		return nil, fmt.Errorf("vision: cocked net: header: %w", err)
 	}
 	for _, v := range sz {
@@ -155,11 +181,17 @@ func unmarshalCockNet(data []byte) (*cockNet, error) {
 	}
 	sh := cockShape{side: int(sz[0]), chans: int(sz[1]), spanMilli: int(sz[2]), core: int(sz[3]),
 		c1: int(sz[4]), c2: int(sz[5]), c3: int(sz[6]), hid: int(sz[7])}
+	if nsz == 9 {
+		sh.extra = int(sz[8])
+		if sh.extra == 0 {
+			return nil, errors.New("vision: cocked net: no scalars")
+		}
+	}
 	// The shape's bounds are cockScratch's: a net larger than its
 	// buffers could load but never run.
 	if !sh.ok() {
-		return nil, fmt.Errorf("vision: cocked net: shape %v out of bounds (side at most %d, channels 2..%d, at most %d, %d, %d, %d units)",
-			sz, cockMaxSide, cockMaxChans, cockMaxC1, cockMaxC2, cockMaxC3, cockMaxHid)
+		return nil, fmt.Errorf("vision: cocked net: shape %v out of bounds (side at most %d, channels 2..%d, at most %d, %d, %d, %d units, %d..%d scalars)",
+			sz, cockMaxSide, cockMaxChans, cockMaxC1, cockMaxC2, cockMaxC3, cockMaxHid, cockExtra, cockMaxExtra)
 	}
 	// The length is checked before any room is made for the weights.
 	if want := len(cockMagic) + 4*len(sz) + 4*sh.params(); len(data) != want {
@@ -224,7 +256,8 @@ func loadCockNets(files ...[]byte) (cockNets, error) {
 
 // samePatch reports whether a net of shape o reads the same input.
 func (sh cockShape) samePatch(o cockShape) bool {
-	return sh.side == o.side && sh.chans == o.chans && sh.spanMilli == o.spanMilli && sh.core == o.core
+	return sh.side == o.side && sh.chans == o.chans && sh.spanMilli == o.spanMilli && sh.core == o.core &&
+		sh.scalars() == o.scalars()
 }
 
 // CockNetError is why the cocked net built into the package did not load
@@ -238,7 +271,7 @@ func CockNetError() error {
 
 // cockScratch holds one Reader's buffers for the cocked net.
 type cockScratch struct {
-	x          [cockMaxIn + cockExtra]float32
+	x          [cockMaxIn + cockMaxExtra]float32
 	a1         [cockMaxC1 * cockMaxSide * cockMaxSide]float32
 	p1         [cockMaxC1 * cockMaxSide * cockMaxSide / 4]float32
 	a2         [cockMaxC2 * cockMaxSide * cockMaxSide / 4]float32
@@ -328,15 +361,25 @@ func (s *cockScratch) cockInput(sh cockShape, fr bgrImage, cx, cy, edge float64,
 
 // cockProb is the nets' probability that detection d (frame pixels
 // less off, the region's offset) is cocked; edge is cockEdge's. The
-// nets' input is left in s.x[:ns[0].in()+cockExtra].
+// nets' input is left in s.x[:ns[0].in()+ns[0].scalars()].
 func (s *cockScratch) cockProb(ns cockNets, fr bgrImage, d Detection, off image.Point, edge float64) float64 {
+	return s.cockProbTilt(ns, fr, d, off, edge, 0)
+}
+
+// cockProbTilt is cockProb with the view's tilt at d's place (degrees
+// off vertical), for nets that take it (a third scalar); other nets
+// ignore it.
+func (s *cockScratch) cockProbTilt(ns cockNets, fr bgrImage, d Detection, off image.Point, edge, tilt float64) float64 {
 	if edge <= 0 || len(ns) == 0 {
 		return 0
 	}
 	in := ns[0].in()
-	x := s.x[:in+cockExtra]
+	x := s.x[:in+ns[0].scalars()]
 	s.cockInput(ns[0].cockShape, fr, d.CX-float64(off.X), d.CY-float64(off.Y), edge, x[:in])
 	x[in], x[in+1] = cockScalars(d)
+	if len(x) > in+cockExtra {
+		x[in+cockExtra] = float32(tilt / cockTiltScale)
+	}
 	return s.forwardAll(ns, x)
 }
 
@@ -374,14 +417,16 @@ func (s *cockScratch) forward(n *cockNet, x []float32) float64 {
 		last = s.p3[:]
 	}
 	f := n.flatLen()
-	g := f - cockExtra
+	g := f - n.scalars()
 	for j := 0; j < n.hid; j++ {
 		w := n.w3[j*f : (j+1)*f]
 		v := n.b3[j]
 		for i, p := range last[:g] {
 			v += w[i] * p
 		}
-		v += w[g]*x[in] + w[g+1]*x[in+1]
+		for k := range n.scalars() {
+			v += w[g+k] * x[in+k]
+		}
 		if v < 0 {
 			v *= cockLeak
 		}
