@@ -3,6 +3,7 @@ package vision
 import (
 	"bufio"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -120,10 +121,23 @@ func cockExportStills(t *testing.T, read func(r *Reader, img gocv.Mat) ([]Detect
 	cal := NewReader(ReaderOptions{DiePx: 1, PipSpread: stillPipSpread})
 	defer cal.Close()
 	groupCode := map[string]float32{"clean": 0, "cocked": 1, "stacked": 2, "under-stack": 3, "blurred": 4}
+	// DICEWATCH_COCK_EXPORT_TILTS=PATH: each still's camera tilt, one
+	// "seed tilt" line each (train.py --tilts).
+	var tilts *os.File
+	if p := os.Getenv("DICEWATCH_COCK_EXPORT_TILTS"); p != "" {
+		var err error
+		if tilts, err = os.Create(p); err != nil {
+			t.Fatal(err)
+		}
+		defer tilts.Close()
+	}
 	for seed := stillFirst(t); seed < stillFirst(t)+int64(n); seed++ {
 		img, tr, err := scene.Still(seed, scene.StillOptions{})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if tilts != nil {
+			fmt.Fprintf(tilts, "%d %.1f\n", seed, tr.CameraTiltDeg)
 		}
 		coverByStacked(tr.Dice)
 		for _, calib := range []bool{true, false} {

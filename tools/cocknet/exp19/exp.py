@@ -1,5 +1,5 @@
 import sys, struct, argparse
-sys.path.insert(0,'/work/wt-cocknet19/tools/cocknet')
+sys.path.insert(0,'/tmp/s18/cocknet19/wiptrain')
 import numpy as np, torch, torch.nn as nn
 import train as T
 LABEL, MODE, GROUP, SEED = 0,1,2,3

@@ -1,12 +1,12 @@
 import sys
 sys.path.insert(0,'/tmp/s18/cocknet19')
 from exp import *
-ap=argparse.ArgumentParser(); ap.add_argument('--train',nargs='+'); ap.add_argument('--val'); ap.add_argument('--epochs',type=int,default=10)
+ap=argparse.ArgumentParser(); ap.add_argument('--train',nargs='+'); ap.add_argument('--val',nargs='+'); ap.add_argument('--epochs',type=int,default=10)
 ap.add_argument('--lr',type=float,default=1e-3); ap.add_argument('--save',default='')
 a=ap.parse_args()
 torch.set_num_threads(1)
 tm=tiltmap('tilts.txt')
-x,s,m=loadrows(a.train); xv,sv,mv=loadrows([a.val])
+x,s,m=loadrows(a.train); xv,sv,mv=loadrows(a.val)
 cam=np.array([tm[int(v)] for v in m[:,SEED]],np.float32); camv=np.array([tm[int(v)] for v in mv[:,SEED]],np.float32)
 use=(m[:,GROUP]<=1); usev=(mv[:,GROUP]<=1)
 x,s,m,cam=x[use],s[use],m[use],cam[use]; xv,sv,mv,camv=xv[usev],sv[usev],mv[usev],camv[usev]
