@@ -131,19 +131,36 @@ func cockExportStills(t *testing.T, read func(r *Reader, img gocv.Mat) ([]Detect
 		}
 		defer tilts.Close()
 	}
+	// DICEWATCH_COCK_EXPORT_VIEW=1: the calibrated read only, as a table
+	// calibration with a known view reads (the stills harness's
+	// DICEWATCH_STILL_VIEW=tilt): the die edge at each place
+	// (stillEdgeAt) and the camera's tilt (ReaderOptions.ViewTiltDeg),
+	// the rows a net for a known view (cockTiltNet) learns from. Without
+	// it both modes, the calibrated one with the nominal edge alone and no
+	// view, as the shipped nets' rows were read.
+	viewRows := os.Getenv("DICEWATCH_COCK_EXPORT_VIEW") == "1"
+	modes := []bool{true, false}
+	if viewRows {
+		modes = []bool{true}
+	}
 	for seed := stillFirst(t); seed < stillFirst(t)+int64(n); seed++ {
 		img, tr, err := scene.Still(seed, scene.StillOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if tilts != nil {
-			fmt.Fprintf(tilts, "%d %.1f\n", seed, tr.CameraTiltDeg)
+			fmt.Fprintf(tilts, "%d %.6f\n", seed, tr.CameraTiltDeg)
 		}
 		coverByStacked(tr.Dice)
-		for _, calib := range []bool{true, false} {
+		for _, calib := range modes {
 			r := plain
 			if calib {
 				cal.opts.DiePx = tr.EdgePx
+				if viewRows {
+					tilt := tr.CameraTiltDeg
+					cal.opts.ExpectedEdgePx = stillEdgeAt(tr)
+					cal.opts.ViewTiltDeg = func(x, y float64) float64 { return tilt }
+				}
 				r = cal
 			}
 			dets, err := read(r, img)
