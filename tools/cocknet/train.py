@@ -125,6 +125,38 @@ def write(net, path, a):
             f.write(t.detach().numpy().astype("<f4").tobytes())
 
 
+def read_init(net, path, extra):
+    """Load a DWCK2 weight file of the same shape into net; with extra
+    scalars beyond the file's two, their weights in the hidden layer start
+    at zero, so the net starts as the file's net whatever they are."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if not data.startswith(b"DWCK2\n"):
+        raise SystemExit("%s: not a DWCK2 file" % path)
+    sh = struct.unpack("<8I", data[6:38])
+    w = np.frombuffer(data[38:], dtype="<f4")
+    ts = [net.c1.weight, net.c1.bias, net.c2.weight, net.c2.bias]
+    if net.c3 is not None:
+        ts += [net.c3.weight, net.c3.bias]
+    f1w = net.f1.weight
+    k = 0
+    with torch.no_grad():
+        for t in ts + [None, net.f1.bias, net.f2.weight, net.f2.bias]:
+            if t is None:
+                rows, cols = f1w.shape
+                cols0 = cols - (extra - EXTRA)
+                n = rows * cols0
+                f1w.zero_()
+                f1w[:, :cols0].copy_(torch.from_numpy(w[k:k + n].reshape(rows, cols0).copy()))
+                k += n
+                continue
+            n = t.numel()
+            t.copy_(torch.from_numpy(w[k:k + n].reshape(t.shape).copy()))
+            k += n
+    if k != len(w):
+        raise SystemExit("%s: shape %s does not match the net's (%d weights, %d read)" % (path, sh, len(w), k))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--train", nargs="+", required=True)
@@ -144,6 +176,9 @@ def main():
     ap.add_argument("--val", default="23800-24000,24900-25000,27700-28000")
     ap.add_argument("--cuts", default="0.35,0.45")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--init", default="", help="start from this DWCK2 weight file of the same shape (the tilt's "
+                    "weights at zero) rather than from random weights")
+    ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--tilts", default="", help="a file of 'seed tilt' lines (the stills' camera tilt, degrees): "
                     "the net takes the view's tilt over TILT_SCALE degrees as a third scalar")
     a = ap.parse_args()
@@ -165,11 +200,15 @@ def main():
     tr = use & ~va
     xt, st, yt = torch.from_numpy(x[tr]), torch.from_numpy(s[tr]), torch.from_numpy(m[tr, LABEL])
     print("train rows %d (cocked %d), validation rows %d" % (tr.sum(), int(yt.sum()), va.sum()))
+    cuts = [float(c) for c in a.cuts.split(",")]
     net = Net(a.ch, a.side, a.c1, a.c2, a.c3, a.hid, extra)
-    opt = torch.optim.Adam(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    if a.init:
+        read_init(net, a.init, extra)
+        net.eval()
+        report("validation at the start", probs(net, x[va], s[va]), m[va], cuts)
+    opt = torch.optim.Adam(net.parameters(), lr=a.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, a.epochs)
     lossf = nn.BCEWithLogitsLoss()
-    cuts = [float(c) for c in a.cuts.split(",")]
     n = len(yt)
     for ep in range(a.epochs):
         net.train()
