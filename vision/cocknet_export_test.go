@@ -138,10 +138,15 @@ func cockExportStills(t *testing.T, read func(r *Reader, img gocv.Mat) ([]Detect
 	// the rows a net for a known view (cockTiltNet) learns from. Without
 	// it both modes, the calibrated one with the nominal edge alone and no
 	// view, as the shipped nets' rows were read.
+	// The rows are read with the nets that take no view (cockTiltOff),
+	// as the tilt nets' rows were before there were tilt nets: with
+	// them, earlyCockLook's calls and so the later looks' reads differ.
 	viewRows := os.Getenv("DICEWATCH_COCK_EXPORT_VIEW") == "1"
 	modes := []bool{true, false}
 	if viewRows {
 		modes = []bool{true}
+		cockTiltOff = true
+		defer func() { cockTiltOff = false }()
 	}
 	for seed := stillFirst(t); seed < stillFirst(t)+int64(n); seed++ {
 		img, tr, err := scene.Still(seed, scene.StillOptions{})
