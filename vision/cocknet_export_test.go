@@ -3,6 +3,7 @@ package vision
 import (
 	"bufio"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -120,16 +121,51 @@ func cockExportStills(t *testing.T, read func(r *Reader, img gocv.Mat) ([]Detect
 	cal := NewReader(ReaderOptions{DiePx: 1, PipSpread: stillPipSpread})
 	defer cal.Close()
 	groupCode := map[string]float32{"clean": 0, "cocked": 1, "stacked": 2, "under-stack": 3, "blurred": 4}
+	// DICEWATCH_COCK_EXPORT_TILTS=PATH: each still's camera tilt, one
+	// "seed tilt" line each (train.py --tilts).
+	var tilts *os.File
+	if p := os.Getenv("DICEWATCH_COCK_EXPORT_TILTS"); p != "" {
+		var err error
+		if tilts, err = os.Create(p); err != nil {
+			t.Fatal(err)
+		}
+		defer tilts.Close()
+	}
+	// DICEWATCH_COCK_EXPORT_VIEW=1: the calibrated read only, as a table
+	// calibration with a known view reads (the stills harness's
+	// DICEWATCH_STILL_VIEW=tilt): the die edge at each place
+	// (stillEdgeAt) and the camera's tilt (ReaderOptions.ViewTiltDeg),
+	// the rows a net for a known view (cockTiltNet) learns from. Without
+	// it both modes, the calibrated one with the nominal edge alone and no
+	// view, as the shipped nets' rows were read.
+	// The rows are read with the nets that take no view (cockTiltOff),
+	// as the tilt nets' rows were before there were tilt nets: with
+	// them, earlyCockLook's calls and so the later looks' reads differ.
+	viewRows := os.Getenv("DICEWATCH_COCK_EXPORT_VIEW") == "1"
+	modes := []bool{true, false}
+	if viewRows {
+		modes = []bool{true}
+		cockTiltOff = true
+		defer func() { cockTiltOff = false }()
+	}
 	for seed := stillFirst(t); seed < stillFirst(t)+int64(n); seed++ {
 		img, tr, err := scene.Still(seed, scene.StillOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
+		if tilts != nil {
+			fmt.Fprintf(tilts, "%d %.6f\n", seed, tr.CameraTiltDeg)
+		}
 		coverByStacked(tr.Dice)
-		for _, calib := range []bool{true, false} {
+		for _, calib := range modes {
 			r := plain
 			if calib {
 				cal.opts.DiePx = tr.EdgePx
+				if viewRows {
+					tilt := tr.CameraTiltDeg
+					cal.opts.ExpectedEdgePx = stillEdgeAt(tr)
+					cal.opts.ViewTiltDeg = func(x, y float64) float64 { return tilt }
+				}
 				r = cal
 			}
 			dets, err := read(r, img)

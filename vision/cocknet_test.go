@@ -168,9 +168,15 @@ func TestCockFlatStills(t *testing.T) {
 // shipped weights are written by tools/cocknet/train.py).
 func marshalCockNet(n *cockNet) []byte {
 	var b bytes.Buffer
-	b.WriteString(cockMagic)
-	binary.Write(&b, binary.LittleEndian, []uint32{uint32(n.side), uint32(n.chans), uint32(n.spanMilli), uint32(n.core),
-		uint32(n.c1), uint32(n.c2), uint32(n.c3), uint32(n.hid)})
+	sz := []uint32{uint32(n.side), uint32(n.chans), uint32(n.spanMilli), uint32(n.core),
+		uint32(n.c1), uint32(n.c2), uint32(n.c3), uint32(n.hid)}
+	if n.extra > 0 {
+		b.WriteString(cockMagic3)
+		sz = append(sz, uint32(n.extra))
+	} else {
+		b.WriteString(cockMagic)
+	}
+	binary.Write(&b, binary.LittleEndian, sz)
 	for _, p := range n.params() {
 		binary.Write(&b, binary.LittleEndian, p)
 	}

@@ -38,7 +38,7 @@ def load(paths, side, chans_file, use_ch):
 
 
 class Net(nn.Module):
-    def __init__(self, chans, side, c1, c2, c3, hid):
+    def __init__(self, chans, side, c1, c2, c3, hid, extra=EXTRA):
         super().__init__()
         self.c1 = nn.Conv2d(chans, c1, 3, padding=1)
         self.c2 = nn.Conv2d(c1, c2, 3, padding=1)
@@ -46,7 +46,7 @@ class Net(nn.Module):
         g, last = side // 4, c2
         if c3:
             g, last = g // 2, c3
-        self.f1 = nn.Linear(last * g * g + EXTRA, hid)
+        self.f1 = nn.Linear(last * g * g + extra, hid)
         self.f2 = nn.Linear(hid, 1)
 
     def forward(self, x, s):
@@ -56,6 +56,22 @@ class Net(nn.Module):
             x = torch.max_pool2d(torch.relu(self.c3(x)), 2)
         x = torch.cat([x.flatten(1), s], 1)
         return self.f2(nn.functional.leaky_relu(self.f1(x), LEAK)).squeeze(1)
+
+
+# the view's tilt is given to a net trained with --tilts as tilt/TILT_SCALE
+# (vision/cocknet.go's cockTiltScale)
+TILT_SCALE = 30.0
+
+
+def read_tilts(path):
+    """The camera's tilt of each still, from lines 'seed tilt_deg'."""
+    t = {}
+    with open(path) as f:
+        for line in f:
+            if line.strip():
+                k, v = line.split()
+                t[int(k)] = float(v)
+    return t
 
 
 def turn(x, k):
@@ -92,14 +108,53 @@ def report(name, p, m, cuts):
 
 def write(net, path, a):
     with open(path, "wb") as f:
-        f.write(b"DWCK2\n")
-        f.write(struct.pack("<8I", a.side, a.ch, int(round(a.span * 1000)), a.core, a.c1, a.c2, a.c3, a.hid))
+        sh = [a.side, a.ch, int(round(a.span * 1000)), a.core, a.c1, a.c2, a.c3, a.hid]
+        if a.tilts:
+            # DWCK3: a ninth number, the scalars the net takes (the
+            # third is the view's tilt)
+            f.write(b"DWCK3\n")
+            f.write(struct.pack("<9I", *sh, EXTRA + 1))
+        else:
+            f.write(b"DWCK2\n")
+            f.write(struct.pack("<8I", *sh))
         ts = [net.c1.weight, net.c1.bias, net.c2.weight, net.c2.bias]
         if net.c3 is not None:
             ts += [net.c3.weight, net.c3.bias]
         ts += [net.f1.weight, net.f1.bias, net.f2.weight, net.f2.bias]
         for t in ts:
             f.write(t.detach().numpy().astype("<f4").tobytes())
+
+
+def read_init(net, path, extra):
+    """Load a DWCK2 weight file of the same shape into net; with extra
+    scalars beyond the file's two, their weights in the hidden layer start
+    at zero, so the net starts as the file's net whatever they are."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if not data.startswith(b"DWCK2\n"):
+        raise SystemExit("%s: not a DWCK2 file" % path)
+    sh = struct.unpack("<8I", data[6:38])
+    w = np.frombuffer(data[38:], dtype="<f4")
+    ts = [net.c1.weight, net.c1.bias, net.c2.weight, net.c2.bias]
+    if net.c3 is not None:
+        ts += [net.c3.weight, net.c3.bias]
+    f1w = net.f1.weight
+    k = 0
+    with torch.no_grad():
+        for t in ts + [None, net.f1.bias, net.f2.weight, net.f2.bias]:
+            if t is None:
+                rows, cols = f1w.shape
+                cols0 = cols - (extra - EXTRA)
+                n = rows * cols0
+                f1w.zero_()
+                f1w[:, :cols0].copy_(torch.from_numpy(w[k:k + n].reshape(rows, cols0).copy()))
+                k += n
+                continue
+            n = t.numel()
+            t.copy_(torch.from_numpy(w[k:k + n].reshape(t.shape).copy()))
+            k += n
+    if k != len(w):
+        raise SystemExit("%s: shape %s does not match the net's (%d weights, %d read)" % (path, sh, len(w), k))
 
 
 def main():
@@ -121,11 +176,21 @@ def main():
     ap.add_argument("--val", default="23800-24000,24900-25000,27700-28000")
     ap.add_argument("--cuts", default="0.35,0.45")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--init", default="", help="start from this DWCK2 weight file of the same shape (the tilt's "
+                    "weights at zero) rather than from random weights")
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--tilts", default="", help="a file of 'seed tilt' lines (the stills' camera tilt, degrees): "
+                    "the net takes the view's tilt over TILT_SCALE degrees as a third scalar")
     a = ap.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(a.seed)
     rng = np.random.default_rng(a.seed)
     x, s, m = load(a.train, a.side, a.fch, a.ch)
+    extra = EXTRA
+    if a.tilts:
+        tilt = read_tilts(a.tilts)
+        s = np.concatenate([s, np.array([[tilt[int(v)] / TILT_SCALE] for v in m[:, SEED]], np.float32)], 1)
+        extra += 1
     seed = m[:, SEED]
     va = np.zeros(len(seed), bool)
     for r in a.val.split(","):
@@ -135,11 +200,15 @@ def main():
     tr = use & ~va
     xt, st, yt = torch.from_numpy(x[tr]), torch.from_numpy(s[tr]), torch.from_numpy(m[tr, LABEL])
     print("train rows %d (cocked %d), validation rows %d" % (tr.sum(), int(yt.sum()), va.sum()))
-    net = Net(a.ch, a.side, a.c1, a.c2, a.c3, a.hid)
-    opt = torch.optim.Adam(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    cuts = [float(c) for c in a.cuts.split(",")]
+    net = Net(a.ch, a.side, a.c1, a.c2, a.c3, a.hid, extra)
+    if a.init:
+        read_init(net, a.init, extra)
+        net.eval()
+        report("validation at the start", probs(net, x[va], s[va]), m[va], cuts)
+    opt = torch.optim.Adam(net.parameters(), lr=a.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, a.epochs)
     lossf = nn.BCEWithLogitsLoss()
-    cuts = [float(c) for c in a.cuts.split(",")]
     n = len(yt)
     for ep in range(a.epochs):
         net.train()
