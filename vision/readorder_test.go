@@ -102,12 +102,12 @@ func TestReadOrderIndependent(t *testing.T) {
 }
 
 // readOrderStills and readOrderPhotos are TestReadOrderIndependent's
-// images. On held-out still 18416, calibrated, the colour cluster look
-// (which runs only without a known die size) gives a cocked die's side
-// face a 6: a Reader made without a size and given one for the picture
-// read it until each read took the size from its options.
+// images. On still 267, calibrated, the colour cluster look (which runs
+// only without a known die size) reads a blurred 5 a fresh calibrated
+// Reader leaves unread: a Reader made without a size and given one for
+// the picture read it so until each read took the size from its options.
 var (
-	readOrderStills = []int64{0, 1, 2, 3, 4, 5, 6, 7, 18416}
+	readOrderStills = []int64{0, 1, 2, 3, 4, 5, 6, 7, 267}
 	readOrderPhotos = []string{
 		"byler_d6/images/IMG_20191208_111228.jpg", "byler_d6/images/IMG_20191208_111246.jpg",
 		"matteo_webcam/images/dice_1.jpg", "matteo_webcam/images/dice_10.jpg",
