@@ -39,14 +39,7 @@ func TestDetectionDump(t *testing.T) {
 	w := bufio.NewWriter(f)
 	defer w.Flush()
 	put := func(tag string, dets []Detection) {
-		fmt.Fprintf(w, "%s %d\n", tag, len(dets))
-		for _, d := range dets {
-			fmt.Fprintf(w, "  %v %v %s %s v%d c%s f%v %s r%s e%s\n", d.Box, d.PipBox,
-				strconv.FormatFloat(d.CX, 'g', -1, 64), strconv.FormatFloat(d.CY, 'g', -1, 64),
-				d.Value, strconv.FormatFloat(d.Confidence, 'g', -1, 64), d.Flat,
-				strconv.FormatFloat(d.Flatness, 'g', -1, 64), strconv.FormatFloat(d.SizeRatio, 'g', -1, 64),
-				strconv.FormatFloat(d.EdgePx, 'g', -1, 64))
-		}
+		fmt.Fprintf(w, "%s %d\n%s", tag, len(dets), detLines(dets))
 	}
 	r := NewReader(ReaderOptions{})
 	defer r.Close()

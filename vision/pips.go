@@ -94,7 +94,7 @@ type faceScratch struct {
 	clA [(faceN - 2*faceMargin) * (faceN - 2*faceMargin) / 4]int8
 	clD [faceN * faceN][clusterMaxK]float64 // each pixel's distance from the centres
 	// sizeKnown: the Reader reads with a known die size (calibrated), where
-	// the cluster look does not run.
+	// the cluster look does not run; set by each read (readFrame).
 	sizeKnown bool
 }
 

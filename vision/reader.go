@@ -225,7 +225,6 @@ func NewReader(opts ReaderOptions) *Reader {
 		clMeanM:  gocv.NewMat(),
 		clMaskM:  gocv.NewMat(),
 	}
-	r.face.sizeKnown = r.knownSize()
 	return r
 }
 
@@ -321,6 +320,10 @@ func (r *Reader) ReadRegion(img gocv.Mat, roi image.Rectangle) ([]Detection, err
 // readFrame finds and reads the dice in r.frame, the region roi of an
 // imgW×imgH frame.
 func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, error) {
+	// From the options as they are for this read, not as they were when
+	// the Reader was made (tests set a Reader's die size for each
+	// picture).
+	r.face.sizeKnown = r.knownSize()
 	cands, err := r.detect(roi.Min)
 	if err != nil {
 		return nil, err
