@@ -319,6 +319,11 @@ func TestStillCameraHeight(t *testing.T) {
 	if _, _, err := StillJPEG(1, StillOptions{CameraHeightMM: HeightRange{Min: 40}}); err == nil {
 		t.Error("a camera 40 mm up: no error")
 	}
+	for _, hr := range []HeightRange{{Min: math.NaN()}, {Min: -600}, {Min: math.Inf(1)}, {Min: 600, Max: math.NaN()}, {Min: 600, Max: math.Inf(1)}} {
+		if _, _, err := StillJPEG(1, StillOptions{CameraHeightMM: hr}); err == nil {
+			t.Errorf("camera height %v: no error", hr)
+		}
+	}
 }
 
 // TestSessionCameraHeight checks a throw session with a camera height:
@@ -341,7 +346,9 @@ func TestSessionCameraHeight(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no stacked die")
 	}
-	if _, err := NewSession(Config{Seed: 3, Throws: 1, CameraHeightMM: 100}); err == nil {
-		t.Error("a camera 100 mm up: no error")
+	for _, h := range []float64{100, math.NaN(), math.Inf(1), -1000} {
+		if _, err := NewSession(Config{Seed: 3, Throws: 1, CameraHeightMM: h}); err == nil {
+			t.Errorf("a camera %g mm up: no error", h)
+		}
 	}
 }
