@@ -19,6 +19,9 @@ import (
 // DICEWATCH_DETDUMP, one line per detection at full float precision, so
 // that two versions of the reader can be diffed for a change meant to be
 // bit-identical. DICEWATCH_DETDUMP_STILLS sets the still count (80).
+// The stills are read plain, calibrated with the nominal edge (cal) and
+// as the stills harness reads them by default (edge: the edge at each
+// place and the dice's pip spread, evalStills).
 func TestDetectionDump(t *testing.T) {
 	path := os.Getenv("DICEWATCH_DETDUMP")
 	if path == "" {
@@ -57,6 +60,8 @@ func TestDetectionDump(t *testing.T) {
 	}
 	cal := NewReader(ReaderOptions{DiePx: 1})
 	defer cal.Close()
+	loc := NewReader(ReaderOptions{DiePx: 1, PipSpread: stillPipSpread})
+	defer loc.Close()
 	for seed := int64(0); seed < int64(n); seed++ {
 		img, tr, err := scene.Still(seed, scene.StillOptions{})
 		if err != nil {
@@ -69,10 +74,16 @@ func TestDetectionDump(t *testing.T) {
 		put(fmt.Sprintf("still%d/plain", seed), dets)
 		cal.opts.DiePx = tr.EdgePx
 		dets, err = cal.Read(img)
-		img.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
 		put(fmt.Sprintf("still%d/cal", seed), dets)
+		loc.opts.DiePx, loc.opts.ExpectedEdgePx = tr.EdgePx, stillEdgeAt(tr)
+		dets, err = loc.Read(img)
+		img.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		put(fmt.Sprintf("still%d/edge", seed), dets)
 	}
 }

@@ -120,35 +120,17 @@ func TestRestCockedSideInShade(t *testing.T) {
 // seed 23's throw 1731 (session 18): a 4 cocked 15.4 degrees against chips,
 // squareness 0.71, size 0.96, called flat and left a valid roll at 0.65.
 func TestRestCockedLooseSquare(t *testing.T) {
-	crops := readRestCrops(t, "testdata/restloose")
-	if len(crops) == 0 {
-		t.Fatal("no crops in testdata/restloose")
-	}
-	for _, c := range crops {
-		found := c.centred()
-		if len(found) == 0 {
-			t.Errorf("%s: no die found", c.name)
-		}
-		for _, rd := range found {
-			det := rd.toDetection(c.edge, DefaultMinFlatness)
-			if det.Flat {
-				t.Errorf("%s: read %d flat (flatness %.2f, size %.2f), a cocked die", c.name, rd.value, det.Flatness, det.SizeRatio)
-			}
-		}
-	}
+	restCropsNotFlat(t, "testdata/restloose")
 }
 
-// TestRestCockedOneCue reads the cocked dice that a single at-rest cue
-// called not flat on the tuning seeds (TestRestCueMargins, seeds 1 to 22,
-// 200 throws each): seed 1 throws 24 and 178 (testdata/restspan), a 4
-// and a 5 leaning 20.8 and 17.9 degrees on chips, read at 1.04 of the
-// die's size, which only the pips' offset (0.105 and 0.141 edges in the
-// frame) calls not flat. Each must still be read not flat; what else
-// would call it is in the test's log.
-func TestRestCockedOneCue(t *testing.T) {
-	crops := readRestCrops(t, "testdata/restspan")
+// restCropsNotFlat reads the at-rest crops in dir (readRestCrops): each
+// must give a die, and every die read in it not flat (each is logged with
+// the cues that would call it).
+func restCropsNotFlat(t *testing.T, dir string) {
+	t.Helper()
+	crops := readRestCrops(t, dir)
 	if len(crops) == 0 {
-		t.Fatal("no crops in testdata/restspan")
+		t.Fatalf("no crops in %s", dir)
 	}
 	for _, c := range crops {
 		found := c.centred()
@@ -163,4 +145,15 @@ func TestRestCockedOneCue(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRestCockedOneCue reads the cocked dice that a single at-rest cue
+// called not flat on the tuning seeds (TestRestCueMargins, seeds 1 to 22,
+// 200 throws each): seed 1 throws 24 and 178 (testdata/restspan), a 4
+// and a 5 leaning 20.8 and 17.9 degrees on chips, read at 1.04 of the
+// die's size, which only the pips' offset (0.105 and 0.141 edges in the
+// frame) calls not flat. Each must still be read not flat; what else
+// would call it is in the test's log.
+func TestRestCockedOneCue(t *testing.T) {
+	restCropsNotFlat(t, "testdata/restspan")
 }

@@ -40,8 +40,11 @@ var tiltSideOff bool
 
 // sidesFrom returns the point, in region pixels, that topFace takes as
 // the one the die's visible sides face: the optical centre (ocx, ocy), or
-// under a tilted camera a far point on the camera's side of c (roi is
-// the region's place in the frame, for ExpectedEdgePx).
+// under a tilted camera a far point on the camera's side of c ((offX,
+// offY) is the region's place in the frame, for ExpectedEdgePx). The far
+// point is right for the generated stills' one camera rotation; under a
+// real camera it is wrong for dice between the point under it and the
+// picture's near edge (see docs/reading-dice-method.md).
 func (r *Reader) sidesFrom(c candidate, offX, offY, ocx, ocy float64) (float64, float64) {
 	at := r.opts.ExpectedEdgePx
 	if at == nil || tiltSideOff {

@@ -104,7 +104,7 @@ func NewSession(cfg Config) (*Session, error) {
 	if cfg.JPEGQuality < 10 || cfg.JPEGQuality > 100 {
 		return nil, fmt.Errorf("scene: jpeg quality %d: must be 10..100", cfg.JPEGQuality)
 	}
-	if cfg.CameraHeightMM != 0 && (cfg.CameraHeightMM < 200 || cfg.CameraHeightMM > 5000) {
+	if cfg.CameraHeightMM != 0 && !(cfg.CameraHeightMM >= 200 && cfg.CameraHeightMM <= 5000) {
 		return nil, fmt.Errorf("scene: camera height %g mm: must be 200..5000 (or 0)", cfg.CameraHeightMM)
 	}
 	st := Casino()

@@ -170,7 +170,9 @@ func StillJPEG(seed int64, opt StillOptions) ([]byte, StillTruth, error) {
 	u := func(a, b float64) float64 { return a + (b-a)*rng.Float64() }
 	tr := StillTruth{Seed: seed, Width: opt.Width, Height: opt.Height}
 	camH := 0.0
-	if hr := opt.CameraHeightMM; hr.Min > 0 {
+	if hr := opt.CameraHeightMM; hr.Min != 0 && !(hr.Min > 0 && !math.IsInf(hr.Min, 0) && !math.IsNaN(hr.Max) && !math.IsInf(hr.Max, 0)) {
+		return nil, tr, fmt.Errorf("scene: still camera height %g..%g mm: not a height", hr.Min, hr.Max)
+	} else if hr.Min > 0 {
 		camH = hr.Min
 		if hr.Max > hr.Min {
 			hrng := rand.New(rand.NewPCG(uint64(seed), 0x68656967687400)) // "height"
