@@ -217,10 +217,11 @@ func TestSpotsDiag(t *testing.T) {
 	if what == "stills" {
 		n := stillCount(t, 600)
 		for _, cal := range []bool{true, false} {
-			r := NewReader(ReaderOptions{})
+			opts := ReaderOptions{}
 			if cal {
-				r = NewReader(ReaderOptions{DiePx: 1, PipSpread: stillPipSpread})
+				opts = ReaderOptions{DiePx: 1, PipSpread: stillPipSpread}
 			}
+			r := NewReader(opts)
 			var tb spotTable
 			for seed := stillFirst(t); seed < stillFirst(t)+int64(n); seed++ {
 				img, tr, err := scene.Still(seed, scene.StillOptions{})
