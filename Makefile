@@ -31,6 +31,10 @@ test: setup
 
 vet:
 	$(GO) vet ./...
+	@# The packages that need no cgo (all but vision and the binary) build
+	@# for a developer's Mac and for Windows too.
+	GOOS=darwin CGO_ENABLED=0 $(GO) build $$($(GO) list ./... | grep -v '/vision\|/cmd/dicewatch')
+	GOOS=windows CGO_ENABLED=0 $(GO) build $$($(GO) list ./... | grep -v '/vision\|/cmd/dicewatch')
 
 fmt-check:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

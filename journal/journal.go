@@ -18,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -149,9 +148,9 @@ func Open(dir string, opts Options) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: lock: %w", err)
 	}
-	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockExclusive(lf); err != nil {
 		lf.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if errors.Is(err, ErrLocked) {
 			return nil, fmt.Errorf("journal: %s: %w", dir, ErrLocked)
 		}
 		return nil, fmt.Errorf("journal: lock: %w", err)
@@ -169,8 +168,6 @@ func Open(dir string, opts Options) (*Journal, error) {
 	go j.syncLoop()
 	return j, nil
 }
-
-func fdatasync(f *os.File) error { return syscall.Fdatasync(int(f.Fd())) }
 
 func (j *Journal) open() error {
 	epoch, err := loadEpoch(j.dir)

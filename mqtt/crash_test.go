@@ -153,7 +153,7 @@ func startHelper(t *testing.T, url, jdir, state string) *helper {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperEnv+"=1", "HELPER_BROKER="+url, "HELPER_JOURNAL="+jdir, "HELPER_STATE="+state)
 	cmd.Stderr = os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = childAttr()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -215,7 +215,7 @@ func (b *Broker) start() error {
 	cmd := exec.Command(MosquittoPath, "-c", b.conf)
 	cmd.Stdout = logf
 	cmd.Stderr = logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = childAttr()
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return fmt.Errorf("start mosquitto: %w", err)
