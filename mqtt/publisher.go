@@ -172,8 +172,10 @@ func (p *Publisher) Connected() bool {
 // Run connects, retrying with backoff while the broker is unreachable,
 // and publishes until ctx is cancelled; then it publishes the offline
 // status, saves the cursor and disconnects. It returns nil after a clean
-// shutdown, or an error only for a journal failure, and only once every
-// command being handled has its result journalled.
+// shutdown, or an error only for a journal failure (after the same
+// offline status, so that surveillance does not see it online while
+// nothing is published), and only once every command being handled has
+// its result journalled. A Publisher runs once: Run is not called again.
 func (p *Publisher) Run(ctx context.Context) error {
 	defer p.endCommands()
 	p.mu.Lock()
@@ -308,7 +310,7 @@ func (p *Publisher) session(ctx context.Context) (connected bool, err error) {
 	// later ones go out in seq order with everything else.
 	if start > 1 {
 		if rec, ok, err := p.j.LastOfKind("state", start-1); err != nil {
-			client.Disconnect(0)
+			p.shutdown(client, nil)
 			return true, &journalError{err}
 		} else if ok {
 			t := client.Publish(p.topic("state"), byte(p.cfg.QoS), true, Encode(p.cfg.Table, rec))
@@ -338,7 +340,10 @@ func (p *Publisher) session(ctx context.Context) (connected bool, err error) {
 				break
 			}
 			if err != nil {
-				client.Disconnect(0)
+				// Run returns and publishes no more: say so on the
+				// retained status (a bare disconnect leaves it online,
+				// and the will goes only with a lost connection).
+				p.shutdown(client, q)
 				return true, &journalError{fmt.Errorf("mqtt: read journal: %w", err)}
 			}
 			sent := time.Now()
