@@ -18,12 +18,15 @@ const (
 	ComponentSensors     = "sensors"
 	ComponentDisk        = "disk"
 	ComponentEvidence    = "evidence"
+	ComponentPublisher   = "publisher"
 )
 
 // DefaultRequired are the components /healthz requires: without them no
-// throw can be decided valid or recorded. A broker outage is reported but is
-// not unhealthy: the journal keeps every decision until it reconnects.
-var DefaultRequired = []string{ComponentCamera, ComponentCalibration, ComponentJournal}
+// throw can be decided valid or recorded, or none recorded is ever
+// published (the publisher, which stops only on a journal error, and then
+// stops the daemon). A broker outage is reported but is not unhealthy: the
+// journal keeps every decision until it reconnects.
+var DefaultRequired = []string{ComponentCamera, ComponentCalibration, ComponentJournal, ComponentPublisher}
 
 // notReported is the detail of a required component before its first report.
 const notReported = "not yet reported"

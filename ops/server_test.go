@@ -31,35 +31,47 @@ func TestHealthz(t *testing.T) {
 		wantStatus  string
 		wantFailing []string
 	}{
-		{"nothing reported", func(h *Health) {}, 503, "unhealthy", []string{"calibration", "camera", "journal"}},
+		{"nothing reported", func(h *Health) {}, 503, "unhealthy", []string{"calibration", "camera", "journal", "publisher"}},
 		{"all required ok", func(h *Health) {
 			h.OK(ComponentCamera)
 			h.OK(ComponentCalibration)
 			h.OK(ComponentJournal)
+			h.OK(ComponentPublisher)
 		}, 200, "ok", nil},
 		{"broker down is not unhealthy", func(h *Health) {
 			h.OK(ComponentCamera)
 			h.OK(ComponentCalibration)
 			h.OK(ComponentJournal)
+			h.OK(ComponentPublisher)
 			h.Fault(ComponentBroker, "connection refused")
 		}, 200, "ok", nil},
 		{"camera lost", func(h *Health) {
 			h.OK(ComponentCamera)
 			h.OK(ComponentCalibration)
 			h.OK(ComponentJournal)
+			h.OK(ComponentPublisher)
 			h.Fault(ComponentCamera, "no frame for 1s")
 		}, 503, "unhealthy", []string{"camera"}},
 		{"camera recovered", func(h *Health) {
 			h.OK(ComponentCalibration)
 			h.OK(ComponentJournal)
+			h.OK(ComponentPublisher)
 			h.Fault(ComponentCamera, "no frame for 1s")
 			h.OK(ComponentCamera)
 		}, 200, "ok", nil},
 		{"calibration and journal", func(h *Health) {
 			h.OK(ComponentCamera)
+			h.OK(ComponentPublisher)
 			h.Fault(ComponentCalibration, "hash mismatch")
 			h.Fault(ComponentJournal, "disk full")
 		}, 503, "unhealthy", []string{"calibration", "journal"}},
+		{"publisher stopped", func(h *Health) {
+			h.OK(ComponentCamera)
+			h.OK(ComponentCalibration)
+			h.OK(ComponentJournal)
+			h.OK(ComponentPublisher)
+			h.Fault(ComponentPublisher, "mqtt: read journal: corrupt")
+		}, 503, "unhealthy", []string{"publisher"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -140,6 +141,7 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 	health.Export(m.ComponentHealthy)
 	health.OK(ops.ComponentCalibration)
 	health.OK(ops.ComponentJournal)
+	health.OK(ops.ComponentPublisher)
 	health.Fault(ops.ComponentCamera, "no frame yet")
 	snap := &ops.Snapshot{}
 	notifier, err := sdnotify.FromEnv()
@@ -235,10 +237,36 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 
 	pubCtx, stopPub := context.WithCancel(context.Background())
 	defer stopPub()
-	pubDone := make(chan error, 1)
-	go func() { pubDone <- pub.Run(pubCtx) }()
+	pubDone := make(chan error, 1)  // for the stop
+	pubEnded := make(chan error, 1) // for the run: the publisher stopped by itself
+	var pubRunning atomic.Bool
+	pubRunning.Store(true)
+	m.Registry.GaugeFunc("dicewatch_publisher_running",
+		"1 while the MQTT publisher runs; 0 once it has stopped on a journal error (the daemon then stops, exit status 1).", func() float64 {
+			if pubRunning.Load() {
+				return 1
+			}
+			return 0
+		})
+	go func() {
+		err := pub.Run(pubCtx)
+		pubRunning.Store(false)
+		pubEnded <- err
+		pubDone <- err
+	}()
 
 	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		select {
+		case <-gctx.Done():
+			return nil
+		case err := <-pubEnded:
+			if pubCtx.Err() != nil {
+				return nil
+			}
+			return publisherStopped(err, tbl, health, log)
+		}
+	})
 	if cfg.HTTP.Listen != "off" {
 		srv := ops.NewServer(ops.ServerConfig{Addr: cfg.HTTP.Listen, Registry: m.Registry, Health: health,
 			Snapshot: snap, Logger: log}) // the server names its component (ops) itself
@@ -360,6 +388,30 @@ func stopRun(ctx context.Context, err error, tbl *table, pub publisher, lastSeq 
 }
 
 var errEOF = errors.New("end of recording")
+
+// publisherStopped is what the daemon does when the publisher stops while
+// the table runs (a journal error it cannot read past: see
+// mqtt.Publisher.Run, which has put the offline status on the broker):
+// every throw decided from then on would be journalled and never
+// published, so the daemon raises the publisher's fault (on /healthz and
+// in the journal, to go out with the rest on the next start) and stops
+// with the error it returns, exit status 1, for systemd to start it again.
+// A new start reads the journal afresh and publishes from the last
+// acknowledged record; nothing decided is lost: the journal keeps it, or
+// the hold file, or, at worst, the stop writes it to the log.
+func publisherStopped(err error, tbl *table, health *ops.Health, log *slog.Logger) error {
+	if err == nil {
+		err = errors.New("the publisher stopped by itself")
+	}
+	detail := clip400(err.Error())
+	log.Error("publisher stopped: no decision would reach surveillance; the daemon stops for a restart", "err", err)
+	health.Fault(ops.ComponentPublisher, detail)
+	body := map[string]any{"event": "fault", "what": "publisher", "state": "raised", "detail": detail}
+	if jerr := tbl.journalEvent(body, "event fault publisher raised"); jerr != nil {
+		log.Error("journal publisher fault", "err", jerr)
+	}
+	return fmt.Errorf("publisher stopped: %w", err)
+}
 
 // watchedDirs lists the folders the daemon writes, the journal first: the
 // clips (with clips on), the hold file's folder (with journal.hold_dir)

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dicewatch/dicewatch/journal"
+	"github.com/dicewatch/dicewatch/journal/journaltest"
+	"github.com/dicewatch/dicewatch/mqtt/mqtttest"
+	"github.com/dicewatch/dicewatch/vision/scene"
+	"github.com/dicewatch/dicewatch/vision/source/sourcetest"
+)
+
+// TestDaemonStopsWhenPublisherStops: the daemon's journal holds a record
+// the publisher cannot read (its bytes damaged on disk in an early
+// segment, where opening the journal does not look), so the publisher's
+// Run returns on it as it starts. The daemon must not go on deciding
+// throws nothing publishes: it raises the publisher's fault, journals it
+// (to go out on the next start), and returns the error (exit status 1:
+// systemd starts it again), the broker's retained status offline, and
+// nothing decided lost. Before, it ran the whole recording, its
+// decisions unpublished, and stopped cleanly (exit status 0).
+func TestDaemonStopsWhenPublisherStops(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders a session and runs the daemon: skipped with -short")
+	}
+	sess, dir := validSession(t, 7, 2)
+	jdir := filepath.Join(t.TempDir(), "journal")
+	j, err := journal.Open(jdir, journal.Options{SegmentBytes: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const before = 30
+	for i := 1; i <= before; i++ {
+		if _, err := j.Append("event", time.Now(), map[string]any{"event": "test", "mark": fmt.Sprintf("earlier-%02d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := journaltest.Damage(jdir, "earlier-03"); err != nil {
+		t.Fatal(err)
+	}
+	broker := mqtttest.StartBroker(t)
+	cfg := daemonConfig{Table: "ps", Source: scriptedCamera, Calibration: filepath.Join(dir, scene.FileCalibration),
+		Journal: jdir, Broker: broker.URL(), Extra: noClips}.Parse(t, "pubstop.yaml")
+	cam := sessionCamera(sess, [][]int{sourcetest.FrameRange(0, sess.Frames()-1)}, nil)
+	start := time.Now()
+	logs, err := runLogged(cfg, runFlags{exitAtEOF: true, openSource: cam.Open})
+	took := time.Since(start)
+	if err == nil || !errors.Is(err, journal.ErrCorrupt) {
+		t.Fatalf("daemon returned %v after %v, want the publisher's journal error (exit status 1); log (last 30 lines):\n%s",
+			err, took.Round(time.Millisecond), logTail(logs, 30))
+	}
+	for _, want := range []string{"publisher stopped", "the daemon stops for a restart"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("the log lacks %q", want)
+		}
+	}
+	if strings.Contains(logs, "lost held record") {
+		t.Errorf("records lost at the stop:\n%s", logTail(logs, 30))
+	}
+	// The fault is in the journal, after the records there before.
+	j, err = journal.Open(jdir, journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	r := j.Reader(before + 1)
+	defer r.Close()
+	var fault bool
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("reading the journal past the damaged record: %v", err)
+		}
+		var body struct{ Event, What, State, Detail string }
+		if rec.Kind == "event" && json.Unmarshal(rec.Body, &body) == nil && body.Event == "fault" && body.What == "publisher" {
+			fault = true
+			if body.State != "raised" || !strings.Contains(body.Detail, "corrupt") {
+				t.Errorf("publisher fault %+v: want raised, naming the journal's damage", body)
+			}
+		}
+	}
+	if !fault {
+		t.Error("no publisher fault in the journal")
+	}
+	sub := mqtttest.Subscribe(t, broker.URL(), mqtttest.SubscriberOptions{ClientID: "late"}, "dicewatch/ps/status")
+	msgs := sub.Wait(5*time.Second, func(m []mqtttest.Message) bool { return len(m) > 0 })
+	if len(msgs) == 0 || !strings.Contains(string(msgs[len(msgs)-1].Payload), `"status":"offline"`) {
+		t.Errorf("retained status %v: want offline", msgs)
+	}
+}
