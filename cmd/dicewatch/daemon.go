@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"sync/atomic"
@@ -270,11 +271,15 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 	if cfg.HTTP.Listen != "off" {
 		srv := ops.NewServer(ops.ServerConfig{Addr: cfg.HTTP.Listen, Registry: m.Registry, Health: health,
 			Snapshot: snap, Logger: log}) // the server names its component (ops) itself
+		hlog := log.With("component", "http")
 		g.Go(func() error {
-			if err := srv.Run(gctx); err != nil {
-				// The endpoint is for technicians; the table keeps running without it.
-				log.Error("http endpoint stopped", "err", err)
-			}
+			// The endpoint is for technicians; the table keeps running
+			// without it, the fault journalled and published.
+			serveHTTP(gctx, srv, cfg.HTTP.Listen, 30*time.Second, hlog, func(body map[string]any) {
+				if err := tbl.journalEvent(body, fmt.Sprintf("event fault http %v", body["state"])); err != nil {
+					hlog.Error("journal http fault", "err", err)
+				}
+			})
 			return nil
 		})
 	}
@@ -388,6 +393,48 @@ func stopRun(ctx context.Context, err error, tbl *table, pub publisher, lastSeq 
 }
 
 var errEOF = errors.New("end of recording")
+
+// serveHTTP runs the operations endpoint until ctx ends. When it cannot
+// listen (the port taken) or stops serving, it raises the "http" fault on
+// emit and tries again, waiting 1 s, doubling to retryMax; it clears the
+// fault once it listens again. Before, a failed endpoint was a line in
+// the log: /healthz and /metrics gone, and nothing said so to
+// surveillance.
+func serveHTTP(ctx context.Context, srv *ops.Server, addr string, retryMax time.Duration, log *slog.Logger, emit func(body map[string]any)) {
+	backoff := time.Second
+	raised := false
+	for {
+		var lc net.ListenConfig
+		ln, err := lc.Listen(ctx, "tcp", addr)
+		if err != nil {
+			err = fmt.Errorf("listen %s: %w", addr, err)
+		} else {
+			if raised {
+				raised = false
+				log.Info("fault cleared", "what", "http")
+				emit(map[string]any{"event": "fault", "what": "http", "state": "cleared"})
+			}
+			backoff = time.Second
+			err = srv.Serve(ctx, ln)
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		log.Error("http endpoint stopped; trying again", "err", err, "retry_in", backoff)
+		if !raised {
+			raised = true
+			emit(map[string]any{"event": "fault", "what": "http", "state": "raised", "detail": clip400(err.Error())})
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		backoff = min(2*backoff, retryMax)
+	}
+}
 
 // publisherStopped is what the daemon does when the publisher stops while
 // the table runs (a journal error it cannot read past: see

@@ -68,27 +68,12 @@ func TestDaemonStopsWhenPublisherStops(t *testing.T) {
 		t.Errorf("records lost at the stop:\n%s", logTail(logs, 30))
 	}
 	// The fault is in the journal, after the records there before.
-	j, err = journal.Open(jdir, journal.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	r := j.Reader(before + 1)
-	defer r.Close()
 	var fault bool
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("reading the journal past the damaged record: %v", err)
-		}
-		var body struct{ Event, What, State, Detail string }
-		if rec.Kind == "event" && json.Unmarshal(rec.Body, &body) == nil && body.Event == "fault" && body.What == "publisher" {
+	for _, f := range journalFaults(t, jdir, before+1) {
+		if f.What == "publisher" {
 			fault = true
-			if body.State != "raised" || !strings.Contains(body.Detail, "corrupt") {
-				t.Errorf("publisher fault %+v: want raised, naming the journal's damage", body)
+			if f.State != "raised" || !strings.Contains(f.Detail, "corrupt") {
+				t.Errorf("publisher fault %+v: want raised, naming the journal's damage", f)
 			}
 		}
 	}
@@ -99,5 +84,35 @@ func TestDaemonStopsWhenPublisherStops(t *testing.T) {
 	msgs := sub.Wait(5*time.Second, func(m []mqtttest.Message) bool { return len(m) > 0 })
 	if len(msgs) == 0 || !strings.Contains(string(msgs[len(msgs)-1].Payload), `"status":"offline"`) {
 		t.Errorf("retained status %v: want offline", msgs)
+	}
+}
+
+// faultBody is a fault event's body.
+type faultBody struct{ Event, What, State, Detail string }
+
+// journalFaults reads the fault events in the journal in dir from seq
+// from on (the journal closed).
+func journalFaults(t *testing.T, dir string, from uint64) []faultBody {
+	t.Helper()
+	j, err := journal.Open(dir, journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	r := j.Reader(from)
+	defer r.Close()
+	var out []faultBody
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("reading the journal from seq %d: %v", from, err)
+		}
+		var body faultBody
+		if rec.Kind == "event" && json.Unmarshal(rec.Body, &body) == nil && body.Event == "fault" {
+			out = append(out, body)
+		}
 	}
 }
