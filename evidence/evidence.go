@@ -66,7 +66,17 @@ type Config struct {
 	// OnClip is called from the recorder's goroutine for each clip put in
 	// place.
 	OnClip func(Written)
-	// Now gives the wall clock that names clips (default time.Now).
+	// OnStall is called when the recorder has taken no frame or command
+	// offered to it for StallAfter while they were offered (its goroutine
+	// blocked: a write that does not return, or stopped), with an error,
+	// once until it takes one again; then with nil. It is called from the
+	// goroutine that offered (Frame, Open, Close), one call at a time.
+	OnStall func(err error)
+	// StallAfter is how long every offer must be refused before OnStall
+	// (default 10 s).
+	StallAfter time.Duration
+	// Now gives the wall clock that names clips and times a stall
+	// (default time.Now).
 	Now func() time.Time
 	Log *slog.Logger
 }
@@ -126,8 +136,15 @@ type Recorder struct {
 
 	droppedFrames atomic.Uint64
 	droppedCmds   atomic.Uint64
-	written       atomic.Uint64
-	failed        atomic.Uint64
+
+	// refusedSince is when the current run of refused offers began (unix
+	// ns; 0: the last offer was taken); stalled is set while OnStall has
+	// said so. stallMu keeps OnStall's calls in order.
+	refusedSince atomic.Int64
+	stalled      atomic.Bool
+	stallMu      sync.Mutex
+	written      atomic.Uint64
+	failed       atomic.Uint64
 }
 
 // New returns a recorder; nothing touches the disk until Run.
@@ -150,6 +167,9 @@ func New(cfg Config) (*Recorder, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.StallAfter <= 0 {
+		cfg.StallAfter = 10 * time.Second
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
@@ -167,10 +187,52 @@ func New(cfg Config) (*Recorder, error) {
 func (r *Recorder) Frame(f Frame) bool {
 	select {
 	case r.frames <- f:
+		r.taken()
 		return true
 	default:
 		r.droppedFrames.Add(1)
+		r.refused()
 		return false
+	}
+}
+
+// taken notes an offer the recorder took: a stall, if one was reported,
+// is over.
+func (r *Recorder) taken() {
+	if r.refusedSince.Load() == 0 && !r.stalled.Load() {
+		return
+	}
+	r.stallMu.Lock()
+	defer r.stallMu.Unlock()
+	r.refusedSince.Store(0)
+	if r.stalled.Load() {
+		r.stalled.Store(false)
+		r.log.Info("evidence recorder takes frames again")
+		if r.cfg.OnStall != nil {
+			r.cfg.OnStall(nil)
+		}
+	}
+}
+
+// refused notes an offer the recorder had no room for, and reports a
+// stall once every offer has been refused for StallAfter.
+func (r *Recorder) refused() {
+	now := r.cfg.Now().UnixNano()
+	r.stallMu.Lock()
+	defer r.stallMu.Unlock()
+	since := r.refusedSince.Load()
+	if since == 0 {
+		r.refusedSince.Store(now)
+		return
+	}
+	if r.stalled.Load() || time.Duration(now-since) < r.cfg.StallAfter {
+		return
+	}
+	r.stalled.Store(true)
+	err := fmt.Errorf("evidence: the clip recorder has taken nothing offered for %v: clips are not being written", time.Duration(now-since).Round(time.Second))
+	r.log.Error("evidence recorder stalled", "err", err)
+	if r.cfg.OnStall != nil {
+		r.cfg.OnStall(err)
 	}
 }
 
@@ -202,9 +264,11 @@ func (r *Recorder) Close(c Clip, decidedMS int64) Clip {
 func (r *Recorder) send(c command) bool {
 	select {
 	case r.cmds <- c:
+		r.taken()
 		return true
 	default:
 		r.droppedCmds.Add(1)
+		r.refused()
 		return false
 	}
 }

@@ -514,6 +514,10 @@ func stopHeld(tbl *table, log *slog.Logger) {
 	}
 }
 
+// faultRecorder is the fault (and /healthz component) of a clip recorder
+// that has stopped taking frames.
+const faultRecorder = "evidence:recorder"
+
 // openEvidence sets up the clip ring (nil, nil with clips off): the
 // recorder, and the tap that feeds it reduced, JPEG-encoded frames. Write
 // failures become fault events; they never stop the table.
@@ -532,6 +536,23 @@ func openEvidence(cfg *config.Config, m *ops.Metrics, health *ops.Health,
 		MaxBytes:  int64(e.MaxMB) << 20, MaxClips: e.MaxClips, FPS: float64(cfg.Camera.FPS),
 		Log:    clog,
 		OnClip: func(evidence.Written) { m.ClipsWritten.Inc() },
+		// A recorder that takes nothing for 10 s (a write that does not
+		// return) is a fault of its own: the write faults above come
+		// from its goroutine, which is then stuck.
+		OnStall: func(serr error) {
+			body := map[string]any{"event": "fault", "what": faultRecorder}
+			if serr != nil {
+				detail := clip400(serr.Error())
+				body["state"], body["detail"] = "raised", detail
+				health.Fault(faultRecorder, detail)
+			} else {
+				body["state"] = "cleared"
+				health.OK(faultRecorder)
+			}
+			if err := journalEvent(body, fmt.Sprintf("event fault %s %v", faultRecorder, body["state"])); err != nil {
+				clog.Error("journal evidence recorder fault", "err", err)
+			}
+		},
 		OnFault: func(ferr error) {
 			body := map[string]any{"event": "fault", "what": "evidence"}
 			if ferr != nil {
