@@ -66,10 +66,10 @@ type Config struct {
 	// OnClip is called from the recorder's goroutine for each clip put in
 	// place.
 	OnClip func(Written)
-	// OnStall is called when the recorder has taken no frame or command
-	// offered to it for StallAfter while they were offered (its goroutine
-	// blocked: a write that does not return, or stopped), with an error,
-	// once until it takes one again; then with nil. It is called from the
+	// OnStall is called when the recorder has refused every frame and
+	// command offered to it for StallAfter (its goroutine blocked: a
+	// write that does not return, or stopped), with an error, once until
+	// it takes a frame again; then with nil. It is called from the
 	// goroutine that offered (Frame, Open, Close), one call at a time.
 	OnStall func(err error)
 	// StallAfter is how long every offer must be refused before OnStall
@@ -264,7 +264,8 @@ func (r *Recorder) Close(c Clip, decidedMS int64) Clip {
 func (r *Recorder) send(c command) bool {
 	select {
 	case r.cmds <- c:
-		r.taken()
+		// Queued only: that proves nothing of the writer (its frames
+		// queue is what it drains all the time).
 		return true
 	default:
 		r.droppedCmds.Add(1)
