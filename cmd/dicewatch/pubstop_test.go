@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -114,5 +115,52 @@ func journalFaults(t *testing.T, dir string, from uint64) []faultBody {
 		if rec.Kind == "event" && json.Unmarshal(rec.Body, &body) == nil && body.Event == "fault" {
 			out = append(out, body)
 		}
+	}
+}
+
+// TestDaemonProcessExitsOneWhenPublisherStops: the same as a process, as
+// systemd runs it: `dicewatch run` on a recording whose journal holds a
+// damaged record exits with status 1 (Restart=on-failure starts it
+// again), long before the recording's end. Before, it exited 0 (no
+// restart) after deciding the recording's throws unpublished.
+func TestDaemonProcessExitsOneWhenPublisherStops(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders a recording and runs the daemon: skipped with -short")
+	}
+	dir := t.TempDir()
+	if _, err := scene.Generate(dir, scene.Config{Seed: 11, Throws: 2, Kinds: []scene.Kind{"valid", "valid"},
+		Camera: scene.DefaultCamera()}); err != nil {
+		t.Fatal(err)
+	}
+	jdir := filepath.Join(dir, "journal")
+	j, err := journal.Open(jdir, journal.Options{SegmentBytes: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 30; i++ {
+		if _, err := j.Append("event", time.Now(), map[string]any{"event": "test", "mark": fmt.Sprintf("earlier-%02d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := journaltest.Damage(jdir, "earlier-03"); err != nil {
+		t.Fatal(err)
+	}
+	broker := mqtttest.StartBroker(t)
+	cfgPath := daemonConfig{Table: "px", Source: "file:" + filepath.Join(dir, scene.FileVideo) + "?pace=realtime",
+		Calibration: filepath.Join(dir, scene.FileCalibration), Journal: jdir, Broker: broker.URL(), Extra: noClips,
+	}.Write(t, filepath.Join(dir, "dicewatch.yaml"))
+	run := dicewatchProcess(t, "run", "--config", cfgPath, "--exit-at-eof")
+	var stderr lockedBuffer
+	run.Stderr = &stderr
+	err = run.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("daemon exited with %v, want status 1; log (last 20 lines):\n%s", err, logTail(stderr.String(), 20))
+	}
+	if strings.Contains(stderr.String(), "msg=decision") {
+		t.Errorf("the daemon decided throws after its publisher stopped:\n%s", logTail(stderr.String(), 20))
 	}
 }
