@@ -651,7 +651,7 @@ func cockCutAt(tilt float64) float64 {
 		return cockCutStraight
 	case tilt < 20:
 		return cockCutLeaning
-	case tilt < 30:
+	case tilt < steepView:
 		return cockCutAslant
 	default:
 		return cockCutSteep
@@ -683,6 +683,10 @@ const (
 	// which a flat die shows no side face worth the name (a side face
 	// of sin(3 deg) = 0.05 edges).
 	straightView = 3
+	// steepView is the view's tilt, in degrees, from which cockCutAt
+	// gives cockCutSteep (and flatCut, the view's vertical known,
+	// cockCutSteepUp).
+	steepView = 30
 	// The cocked nets' cuts by the view's tilt (cockCutAt): straight
 	// down, under 20 degrees off, 20 to 30, steeper. Set on stills
 	// 0..1999 (calibrated, the camera's tilt given) for the most cocked
