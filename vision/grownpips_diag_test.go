@@ -35,16 +35,8 @@ func TestGrownPipsDiag(t *testing.T) {
 			if !ok || tc.fv.value != d.Value {
 				continue
 			}
-			s := &r.face
-			cg := tc.fv.c
-			cg.w *= vetoGrow
-			cg.h *= vetoGrow
-			cg.edge *= vetoGrow
-			s.sample(fr, cg)
-			s.pipMap()
-			b, _ := s.blobs()
+			b, pk := r.face.vetoGrownBlobs(fr, tc.fv.c)
 			lv, ls, _ := matchLayout(b)
-			pk := s.peaks()
 			fmt.Fprintf(f, "%d\t%s\t%d\t%s\t%d\t%d\t%.3f\t%d\t%d\t%d\t%.2f\t%.3f\n", seed, mode, p[0], stillGroup(g), g.Value, d.Value, d.Confidence, len(b), len(pk), lv, ls, d.SizeRatio)
 		}
 	})
