@@ -223,19 +223,13 @@ func TestSpotsDiag(t *testing.T) {
 			}
 			r := NewReader(opts)
 			var tb spotTable
-			for seed := stillFirst(t); seed < stillFirst(t)+int64(n); seed++ {
-				img, tr, err := scene.Still(seed, scene.StillOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				coverByStacked(tr.Dice)
+			forEachStill(t, stillFirst(t), n, scene.StillOptions{}, func(seed int64, img gocv.Mat, tr scene.StillTruth) {
 				if cal {
 					r.opts.DiePx = tr.EdgePx
 				}
 				clear(recs)
 				clear(given)
 				dets, err := r.Read(img)
-				img.Close()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -249,7 +243,7 @@ func TestSpotsDiag(t *testing.T) {
 					}
 					tb.add(fmt.Sprintf("still %d die %d", seed, p[0]), g.Value, d.Value, recs[[2]float64{d.CX, d.CY}])
 				}
-			}
+			})
 			r.Close()
 			t.Logf("stills calibrated=%v:\n%s", cal, tb.report())
 			for _, w := range tb.wrongs {
