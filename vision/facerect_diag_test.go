@@ -188,22 +188,8 @@ func TestFaceRectDiag(t *testing.T) {
 	t.Logf("read right, first read's rectangle: size %s", pct(rightSize))
 	t.Logf("read right: offset %s", pct(rightOff))
 	t.Logf("read right: sides %s", pct(rightSides))
-	var ks []string
-	for k := range groups {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	for _, k := range ks {
-		t.Logf("group %-10s %d", k, groups[k])
-	}
-	ks = ks[:0]
-	for k := range byTruth {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	for _, k := range ks {
-		t.Logf("  %-12s %d", k, byTruth[k])
-	}
+	logCounts(t, "group %-10s %d", groups)
+	logCounts(t, "  %-12s %d", byTruth)
 }
 
 // heldNote describes the value held for d (giveHeld did not give it):
