@@ -53,10 +53,7 @@ func TestBylerMissDiag(t *testing.T) {
 		}
 	}()
 	for ii, name := range ps.images {
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-		if img.Empty() {
-			t.Fatalf("%s: cannot read", name)
-		}
+		img := photoImage(t, ps, name)
 		type rd struct {
 			blob, face image.Rectangle
 			s          string

@@ -42,10 +42,7 @@ func TestFaceRectDiag(t *testing.T) {
 	groups := map[string]int{}
 	byTruth := map[string]int{}
 	for _, name := range ps.images {
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-		if img.Empty() {
-			t.Fatalf("%s: cannot read", name)
-		}
+		img := photoImage(t, ps, name)
 		clear(seen)
 		dets, err := r.Read(img)
 		if err != nil {

@@ -29,10 +29,7 @@ func TestMissDiag(t *testing.T) {
 	defer r.Close()
 	groups, classes := map[string]int{}, map[string]int{}
 	for _, name := range ps.images {
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-		if img.Empty() {
-			t.Fatalf("%s: cannot read", name)
-		}
+		img := photoImage(t, ps, name)
 		dets, err := r.Read(img)
 		if err != nil {
 			t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"image"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -257,10 +256,7 @@ func TestSpotsDiag(t *testing.T) {
 	defer r.Close()
 	var tb spotTable
 	for _, name := range ps.images {
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-		if img.Empty() {
-			t.Fatalf("%s: cannot read", name)
-		}
+		img := photoImage(t, ps, name)
 		clear(recs)
 		clear(given)
 		dets, err := r.Read(img)
@@ -299,10 +295,7 @@ func spotSpeed(t *testing.T) {
 		return s / float64(len(xs))
 	}
 	for _, name := range ps.images {
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-		if img.Empty() {
-			t.Fatalf("%s: cannot read", name)
-		}
+		img := photoImage(t, ps, name)
 		best := [2]float64{math.Inf(1), math.Inf(1)}
 		for round := 0; round < 5; round++ {
 			for k, off := range []bool{true, false} {

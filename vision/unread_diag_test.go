@@ -51,10 +51,7 @@ func TestUnreadDiag(t *testing.T) {
 		}
 	}()
 	for _, name := range ps.images {
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-		if img.Empty() {
-			t.Fatalf("%s: cannot read", name)
-		}
+		img := photoImage(t, ps, name)
 		dets, infos := diagRead(t, r, img)
 		truth := ps.dice[name]
 		for _, p := range matchBoxes(truth, dets, set == "matteo_webcam") {
