@@ -48,8 +48,7 @@ func TestFaceRectDiag(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pix, _ := r.frame.DataPtrUint8()
-		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+		fr := readerFrame(t, r)
 		truth := ps.dice[name]
 		for _, p := range matchBoxes(truth, dets, false) {
 			g, d := truth[p[0]], dets[p[1]]

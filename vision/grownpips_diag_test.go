@@ -21,11 +21,7 @@ func TestGrownPipsDiag(t *testing.T) {
 	seen, untrace := traceReads()
 	defer untrace()
 	readStillsR(t, func() { clear(seen) }, func(r *Reader, seed int64, mode string, img gocv.Mat, tr scene.StillTruth, dets []Detection) {
-		pix, err := r.frame.DataPtrUint8()
-		if err != nil {
-			t.Fatal(err)
-		}
-		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+		fr := readerFrame(t, r)
 		for _, p := range matchStill(tr.Dice, dets) {
 			g, d := tr.Dice[p[0]], dets[p[1]]
 			if d.Value < 3 || d.Value > 4 {

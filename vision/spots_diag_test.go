@@ -314,8 +314,7 @@ func spotSpeed(t *testing.T) {
 			t.Fatal(err)
 		}
 		spotLookOff = false
-		pix, _ := r.frame.DataPtrUint8()
-		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+		fr := readerFrame(t, r)
 		own := math.Inf(1)
 		for round := 0; round < 5; round++ {
 			ds := append([]Detection(nil), dets...)

@@ -95,6 +95,16 @@ func forEachStill(t *testing.T, first int64, n int, opts scene.StillOptions, vis
 	}
 }
 
+// readerFrame is the frame r's last read worked on (its pixels, BGR).
+func readerFrame(t testing.TB, r *Reader) bgrImage {
+	t.Helper()
+	pix, err := r.frame.DataPtrUint8()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+}
+
 // readStillsR is readStills that also gives visit the Reader that read
 // the still (its frame and scratch as the read left them).
 func readStillsR(t *testing.T, before func(), visit func(r *Reader, seed int64, mode string, img gocv.Mat, tr scene.StillTruth, dets []Detection)) (first int64, n int) {
