@@ -32,6 +32,17 @@ type photoSet struct {
 	dice   map[string][]gtDie
 }
 
+// photoImage reads image name of the photo set ps (a test fails on an
+// image it cannot read); the caller closes it.
+func photoImage(t testing.TB, ps photoSet, name string) gocv.Mat {
+	t.Helper()
+	img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
+	if img.Empty() {
+		t.Fatalf("%s: cannot read", name)
+	}
+	return img
+}
+
 func readCSV(t testing.TB, path string) [][]string {
 	t.Helper()
 	f, err := os.Open(path)

@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"testing"
 
 	"gocv.io/x/gocv"
@@ -52,10 +53,7 @@ func TestBylerMissDiag(t *testing.T) {
 		}
 	}()
 	for ii, name := range ps.images {
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-		if img.Empty() {
-			t.Fatalf("%s: cannot read", name)
-		}
+		img := photoImage(t, ps, name)
 		type rd struct {
 			blob, face image.Rectangle
 			s          string
@@ -171,13 +169,15 @@ func TestBylerMissDiag(t *testing.T) {
 		}
 		img.Close()
 	}
-	var ks []string
-	for k := range groups {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	for _, k := range ks {
-		t.Logf("%s: %d", k, groups[k])
-	}
+	logCounts(t, "%s: %d", groups)
 	t.Logf("misses on even images %d, odd images %d", half[0], half[1])
+}
+
+// logCounts logs each key of m and its count, keys in order, with format
+// (a string verb, then a number's).
+func logCounts(t testing.TB, format string, m map[string]int) {
+	t.Helper()
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		t.Logf(format, k, m[k])
+	}
 }

@@ -37,8 +37,7 @@ func TestClusterMapDiag(t *testing.T) {
 			status[p[0]] = dets[p[1]].Value
 		}
 		ddets, infos := diagRead(t, r, img)
-		pix, _ := r.frame.DataPtrUint8()
-		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+		fr := readerFrame(t, r)
 		s := &r.face
 		for _, p := range matchBoxes(truth, ddets, false) {
 			read, ok := status[p[0]]

@@ -3,10 +3,7 @@ package vision
 import (
 	"math"
 	"os"
-	"path/filepath"
 	"testing"
-
-	"gocv.io/x/gocv"
 )
 
 // clusterGain reads every candidate of a byler_d6 image face by face
@@ -17,10 +14,7 @@ import (
 // it (none when it is off).
 func clusterGain(t *testing.T, r *Reader, ps photoSet, name string) [][2]int {
 	t.Helper()
-	img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-	if img.Empty() {
-		t.Fatalf("%s: cannot read", name)
-	}
+	img := photoImage(t, ps, name)
 	defer img.Close()
 	cands, fr := detectFrame(t, r, img)
 	ocx, ocy := float64(img.Cols())/2, float64(img.Rows())/2

@@ -72,12 +72,7 @@ func TestCockDiag(t *testing.T) {
 	defer cal.Close()
 	fmt.Fprintln(w, "seed\tmode\tcam\tgroup\tlean\ttilt\tnom\tlocal\tside\tdx\tdy\tp\tflat\tflatness\tsr\tedge\tbw\tbh\tval\ttval\tfw\tfh\tox\toy\tnear\tb0\tb1\tb2\tb3\tstyle")
 	first := stillFirst(t)
-	for seed := first; seed < first+int64(n); seed++ {
-		img, truth, err := scene.Still(seed, scene.StillOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		coverByStacked(truth.Dice)
+	forEachStill(t, first, n, scene.StillOptions{}, func(seed int64, img gocv.Mat, truth scene.StillTruth) {
 		if dir := os.Getenv("DICEWATCH_COCK_DIAG_PNG"); dir != "" {
 			gocv.IMWrite(fmt.Sprintf("%s/still_%d.png", dir, seed), img)
 		}
@@ -95,7 +90,6 @@ func TestCockDiag(t *testing.T) {
 			clear(bands)
 			dets, err := r.Read(img)
 			if err != nil {
-				img.Close()
 				t.Fatal(err)
 			}
 			m := map[int]int{}
@@ -138,8 +132,7 @@ func TestCockDiag(t *testing.T) {
 					d.Box.Dx(), d.Box.Dy(), d.Value, g.Value, fr.fw, fr.fh, ox, oy, near, bd[0], bd[1], bd[2], bd[3], g.Style)
 			}
 		}
-		img.Close()
-	}
+	})
 	t.Logf("wrote %s", f.Name())
 }
 

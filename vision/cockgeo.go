@@ -98,15 +98,17 @@ const latticeFlatAspect = 0.84
 // dice they miss; the looks before cockLook (earlyCockLook) keep
 // cockCut, so that no die is read that was not read before.
 func (r *Reader) flatCut(d Detection) float64 {
-	c := r.cockCut(d)
-	if r.opts.ViewUp == nil || c != cockCutSteep {
-		return c
+	if r.opts.ViewUp == nil || r.opts.ViewTiltDeg == nil {
+		return r.cockCut(d)
 	}
-	v := r.opts.ViewUp(d.CX, d.CY)
-	if s := math.Hypot(v[0], v[1]); s >= math.Sin(30*math.Pi/180) && s < 1 {
-		return cockCutSteepUp
+	t := r.opts.ViewTiltDeg(d.CX, d.CY)
+	if t >= steepView {
+		v := r.opts.ViewUp(d.CX, d.CY)
+		if s := math.Hypot(v[0], v[1]); s >= math.Sin(steepView*math.Pi/180) && s < 1 {
+			return cockCutSteepUp
+		}
 	}
-	return c
+	return cockCutAt(t)
 }
 
 // cockCutSteepUp is flatCut's cut for a view leaning 30 degrees or more

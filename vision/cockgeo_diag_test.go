@@ -8,6 +8,8 @@ import (
 	"sort"
 	"testing"
 
+	"gocv.io/x/gocv"
+
 	"github.com/dicewatch/dicewatch/vision/scene"
 )
 
@@ -92,12 +94,7 @@ func TestCockGeoDiag(t *testing.T) {
 	fmt.Fprintln(w, "seed\tcam\tgroup\tlean\ttilt\tstyle\tedge\tmatched\tval\ttval\tflat\tflatness\tsr\tfx\tfy\tfw\tfh\tfang\tbw\tbh\tpx\tpy\tnear\tgeo\tflatUp\t"+joinTab(geoCueNames))
 	var rows []geoRow
 	first := stillFirst(t)
-	for seed := first; seed < first+int64(n); seed++ {
-		img, tr, err := scene.Still(seed, scene.StillOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		coverByStacked(tr.Dice)
+	forEachStill(t, first, n, scene.StillOptions{}, func(seed int64, img gocv.Mat, tr scene.StillTruth) {
 		loc := stillEdgeAt(tr)
 		tilt := tr.CameraTiltDeg
 		up := stillViewUp(tr)
@@ -111,7 +108,6 @@ func TestCockGeoDiag(t *testing.T) {
 		calUp.opts = withUp.opts
 		upDets, err := calUp.Read(img)
 		if err != nil {
-			img.Close()
 			t.Fatal(err)
 		}
 		flatUp := map[int]bool{}
@@ -121,7 +117,6 @@ func TestCockGeoDiag(t *testing.T) {
 		clear(faces)
 		clear(blobs)
 		dets, err := cal.Read(img)
-		img.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +191,7 @@ func TestCockGeoDiag(t *testing.T) {
 			fmt.Fprintln(w)
 			rows = append(rows, geoRow{cocked: grp == "cocked", flat: d.Flat, geo: geo, flatUp: fu, cam: tilt, lean: stillLean(g), tilt: g.TiltDeg, cues: cues})
 		}
-	}
+	})
 	// The read's calls (the view's tilt given) and with viewCocked too
 	// (the view's vertical given as well): what the stills harness
 	// gives with DICEWATCH_STILL_VIEW=tilt before and after viewCocked.

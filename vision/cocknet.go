@@ -433,6 +433,19 @@ func (s *cockScratch) cockProbUnder(ns cockNets, fr bgrImage, d Detection, off i
 	return s.forwardUnder(ns, x, lowest)
 }
 
+// cockProbAgain is cockProbUnder for the die and edge of the last
+// cockProbUnder call, given to nets ns that read the same patch (the tilt
+// nets and builtinCockNet's: builtinCockTiltNet checks it): the patch
+// and the two scalars are still in s.x, and only the tilt is set anew.
+func (s *cockScratch) cockProbAgain(ns cockNets, tilt, lowest float64) float64 {
+	in := ns[0].in()
+	x := s.x[:in+ns[0].scalars()]
+	if len(x) > in+cockExtra {
+		x[in+cockExtra] = float32(tilt / cockTiltScale)
+	}
+	return s.forwardUnder(ns, x, lowest)
+}
+
 // forwardAll is the lowest of the nets' probabilities on x (NaN when any
 // is NaN), except that once one is under cockUnsure, the lowest cut that
 // decides anything, the nets after it are not run and that one's is
@@ -587,7 +600,7 @@ func (r *Reader) cockLook(fr bgrImage, dets []Detection, off image.Point) {
 			// 0.9, was given at 1.00 with the tilt nets' alone.
 			// The tilt nets make the flat call; they never lift
 			// the cap.
-			q := r.cs.cockProbUnder(n, fr, *d, off, edge, 0, cockUnsure)
+			q := r.cs.cockProbAgain(n, 0, cockUnsure)
 			unsure = q >= cockUnsure
 		}
 		if unsure && d.Confidence > doubtMaxConf {
@@ -651,7 +664,7 @@ func cockCutAt(tilt float64) float64 {
 		return cockCutStraight
 	case tilt < 20:
 		return cockCutLeaning
-	case tilt < 30:
+	case tilt < steepView:
 		return cockCutAslant
 	default:
 		return cockCutSteep
@@ -683,6 +696,10 @@ const (
 	// which a flat die shows no side face worth the name (a side face
 	// of sin(3 deg) = 0.05 edges).
 	straightView = 3
+	// steepView is the view's tilt, in degrees, from which cockCutAt
+	// gives cockCutSteep (and flatCut, the view's vertical known,
+	// cockCutSteepUp).
+	steepView = 30
 	// The cocked nets' cuts by the view's tilt (cockCutAt): straight
 	// down, under 20 degrees off, 20 to 30, steeper. Set on stills
 	// 0..1999 (calibrated, the camera's tilt given) for the most cocked

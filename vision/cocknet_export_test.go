@@ -220,8 +220,7 @@ func TestCockExportInputs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pix, _ := r.frame.DataPtrUint8()
-		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+		fr := readerFrame(t, r)
 		for _, d := range dets {
 			c, ok := seen[[2]float64{d.CX, d.CY}]
 			if !ok {

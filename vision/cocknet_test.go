@@ -297,13 +297,7 @@ func FuzzCockNet(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, p := range n.params() {
-			for _, v := range p {
-				if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-					t.Fatalf("weight %v accepted", v)
-				}
-			}
-		}
+		weightsFinite(t, n.params())
 		if !bytes.Equal(marshalCockNet(n), data) {
 			t.Fatalf("%d bytes loaded do not write back the same", len(data))
 		}

@@ -19,8 +19,7 @@ func TestCueAgreeDiag(t *testing.T) {
 	r := NewReader(ReaderOptions{})
 	defer r.Close()
 	readPhotos(t, ps, r, nil, func(i int, name string, _ gocv.Mat, dets []Detection) {
-		pix, _ := r.frame.DataPtrUint8()
-		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+		fr := readerFrame(t, r)
 		med, medOK := readEdgeMedian(dets)
 		forUnreadMatched(r, ps.dice[name], dets, func(p [2]int, g gtDie, d Detection, ur unreadRead, found bool) {
 			fv := ur.fv

@@ -3,6 +3,7 @@ package vision
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,9 +20,13 @@ import (
 // DICEWATCH_DETDUMP, one line per detection at full float precision, so
 // that two versions of the reader can be diffed for a change meant to be
 // bit-identical. DICEWATCH_DETDUMP_STILLS sets the still count (80).
-// The stills are read plain, calibrated with the nominal edge (cal) and
-// as the stills harness reads them by default (edge: the edge at each
-// place and the dice's pip spread, evalStills).
+// The stills are read plain, calibrated with the nominal edge (cal), as
+// the stills harness reads them by default (edge: the edge at each place
+// and the dice's pip spread, evalStills), as it reads them with
+// DICEWATCH_STILL_VIEW=tilt (tilt: edge with the camera's tilt and
+// stillViewUp) and with a view that varies over the picture (nadir:
+// edge with dumpNadirTilt, no ViewUp), which the stills' one tilt per
+// picture never gives (sidesFrom's view rule).
 func TestDetectionDump(t *testing.T) {
 	path := os.Getenv("DICEWATCH_DETDUMP")
 	if path == "" {
@@ -62,6 +67,8 @@ func TestDetectionDump(t *testing.T) {
 	defer cal.Close()
 	loc := NewReader(ReaderOptions{DiePx: 1, PipSpread: stillPipSpread})
 	defer loc.Close()
+	view := NewReader(ReaderOptions{DiePx: 1, PipSpread: stillPipSpread})
+	defer view.Close()
 	for seed := int64(0); seed < int64(n); seed++ {
 		img, tr, err := scene.Still(seed, scene.StillOptions{})
 		if err != nil {
@@ -80,10 +87,39 @@ func TestDetectionDump(t *testing.T) {
 		put(fmt.Sprintf("still%d/cal", seed), dets)
 		loc.opts.DiePx, loc.opts.ExpectedEdgePx = tr.EdgePx, stillEdgeAt(tr)
 		dets, err = loc.Read(img)
-		img.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
 		put(fmt.Sprintf("still%d/edge", seed), dets)
+		tilt := tr.CameraTiltDeg
+		view.opts.DiePx, view.opts.ExpectedEdgePx = tr.EdgePx, stillEdgeAt(tr)
+		view.opts.ViewTiltDeg = func(x, y float64) float64 { return tilt }
+		view.opts.ViewUp = stillViewUp(tr)
+		dets, err = view.Read(img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		put(fmt.Sprintf("still%d/tilt", seed), dets)
+		view.opts.ViewTiltDeg = dumpNadirTilt(img.Cols(), img.Rows())
+		view.opts.ViewUp = nil
+		dets, err = view.Read(img)
+		img.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		put(fmt.Sprintf("still%d/nadir", seed), dets)
+	}
+}
+
+// dumpNadirTilt is a view that varies over a w by h picture as a
+// pinhole camera's does: the angle off vertical to a point r pixels from
+// the nadir (a little above the picture's top, at its middle) is
+// atan(r/height), the camera 2w pixels above the table. Over a die edge
+// of 40 pixels it changes by about 0.5 to 0.9 degrees, past
+// minViewSlope.
+func dumpNadirTilt(w, h int) func(x, y float64) float64 {
+	nx, ny, height := float64(w)/2, -0.3*float64(h), 2*float64(w)
+	return func(x, y float64) float64 {
+		return math.Atan(math.Hypot(x-nx, y-ny)/height) * 180 / math.Pi
 	}
 }

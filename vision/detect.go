@@ -1156,10 +1156,10 @@ func chamfer(lab []int32, dist []float32, w int, bb image.Rectangle, id int32) {
 // the optical centre (ocx, ocy); the top face, nearer the camera, is the
 // end of the footprint away from the centre.
 func topFace(c candidate, ocx, ocy float64) candidate {
-	long, short := math.Max(c.w, c.h), math.Min(c.w, c.h)
-	if short/long > 0.88 || short/long < 0.55 {
+	if !trimsToTop(c) {
 		return c
 	}
+	long, short := math.Max(c.w, c.h), math.Min(c.w, c.h)
 	ux, uy := math.Cos(c.angle), math.Sin(c.angle)
 	if c.h > c.w {
 		ux, uy = -uy, ux
@@ -1173,6 +1173,14 @@ func topFace(c candidate, ocx, ocy float64) candidate {
 	c.w, c.h = short, short
 	c.edge = short
 	return c
+}
+
+// trimsToTop reports whether topFace trims c: a footprint oblong as a
+// top face and a side face are (short side 0.55 to 0.88 of the long).
+// For any other, the point the sides face does not matter.
+func trimsToTop(c candidate) bool {
+	long, short := math.Max(c.w, c.h), math.Min(c.w, c.h)
+	return !(short/long > 0.88 || short/long < 0.55)
 }
 
 // medianSquareEdge is the area-weighted median edge of the square-looking

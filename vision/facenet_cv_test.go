@@ -94,10 +94,7 @@ func collectBylerNet(t testing.TB, jitter int) []netDie {
 	rng := rand.New(rand.NewPCG(7, 11))
 	var out []netDie
 	for i, name := range ps.images {
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-		if img.Empty() {
-			t.Fatalf("%s: cannot read", name)
-		}
+		img := photoImage(t, ps, name)
 		truth := ps.dice[name]
 		var err error
 		out, err = netCollect(out, r, img, func(dets []Detection) [][2]int { return matchBoxes(truth, dets, false) },

@@ -372,6 +372,19 @@ func TestFaceNetRejectFormat(t *testing.T) {
 	}
 }
 
+// weightsFinite fails the fuzz case for a net loaded with a weight that
+// is not a finite number (the loaders must refuse it).
+func weightsFinite(t *testing.T, params [][]float32) {
+	t.Helper()
+	for _, p := range params {
+		for _, v := range p {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				t.Fatalf("weight %v accepted", v)
+			}
+		}
+	}
+}
+
 // FuzzFaceNet: unmarshalFaceNet on any bytes returns an error or a net
 // whose every weight is finite and which marshal writes back byte for
 // byte (so it took no more room than the data's own length asks); it
@@ -392,13 +405,7 @@ func FuzzFaceNet(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, p := range n.params() {
-			for _, v := range p {
-				if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-					t.Fatalf("weight %v accepted", v)
-				}
-			}
-		}
+		weightsFinite(t, n.params())
 		b := n.marshal()
 		if n.nout == 6 && bytes.HasPrefix(data, []byte(netMagicOut)) {
 			// marshal writes a six-output net DWFN2, without the count.

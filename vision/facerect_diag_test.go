@@ -42,17 +42,13 @@ func TestFaceRectDiag(t *testing.T) {
 	groups := map[string]int{}
 	byTruth := map[string]int{}
 	for _, name := range ps.images {
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-		if img.Empty() {
-			t.Fatalf("%s: cannot read", name)
-		}
+		img := photoImage(t, ps, name)
 		clear(seen)
 		dets, err := r.Read(img)
 		if err != nil {
 			t.Fatal(err)
 		}
-		pix, _ := r.frame.DataPtrUint8()
-		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+		fr := readerFrame(t, r)
 		truth := ps.dice[name]
 		for _, p := range matchBoxes(truth, dets, false) {
 			g, d := truth[p[0]], dets[p[1]]
@@ -188,22 +184,8 @@ func TestFaceRectDiag(t *testing.T) {
 	t.Logf("read right, first read's rectangle: size %s", pct(rightSize))
 	t.Logf("read right: offset %s", pct(rightOff))
 	t.Logf("read right: sides %s", pct(rightSides))
-	var ks []string
-	for k := range groups {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	for _, k := range ks {
-		t.Logf("group %-10s %d", k, groups[k])
-	}
-	ks = ks[:0]
-	for k := range byTruth {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	for _, k := range ks {
-		t.Logf("  %-12s %d", k, byTruth[k])
-	}
+	logCounts(t, "group %-10s %d", groups)
+	logCounts(t, "  %-12s %d", byTruth)
 }
 
 // heldNote describes the value held for d (giveHeld did not give it):

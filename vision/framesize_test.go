@@ -1,11 +1,6 @@
 package vision
 
-import (
-	"path/filepath"
-	"testing"
-
-	"gocv.io/x/gocv"
-)
+import "testing"
 
 // TestFrameSizeLookByler reads byler_d6 dice whose face rectangle was cut
 // short or moved off the face (a marbled 6 whose face read 19.5 px among
@@ -34,36 +29,15 @@ type bylerLabel struct {
 }
 
 // readBylerLabels reads each photo of cases (one reader for them all)
-// and fails for each labelled die not detected or not read as labelled.
+// and fails for each labelled die not detected or not read as labelled
+// (checkLabelsIn, every case to be read).
 func readBylerLabels(t *testing.T, ps photoSet, cases []bylerLabel) {
 	t.Helper()
-	r := NewReader(ReaderOptions{})
-	defer r.Close()
-	for _, tc := range cases {
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", tc.name), gocv.IMReadColor)
-		if img.Empty() {
-			t.Fatalf("%s: cannot read", tc.name)
-		}
-		dets, err := r.Read(img)
-		img.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		truth := ps.dice[tc.name]
-		found := false
-		for _, p := range match(truth, dets) {
-			if p[0] != tc.label {
-				continue
-			}
-			found = true
-			if d := dets[p[1]]; d.Value != truth[tc.label].value {
-				t.Errorf("%s label %d (a %d): read %d (confidence %.2f)", tc.name, tc.label, truth[tc.label].value, d.Value, d.Confidence)
-			}
-		}
-		if !found {
-			t.Errorf("%s label %d: not detected", tc.name, tc.label)
-		}
+	lc := make([]labelCase, len(cases))
+	for i, c := range cases {
+		lc[i] = labelCase{image: c.name, label: c.label, read: true}
 	}
+	checkLabelsIn(t, ps, lc)
 }
 
 // TestFrameSizeLookFivesOnly reads the generated stills where

@@ -21,11 +21,7 @@ func TestGrownPipsDiag(t *testing.T) {
 	seen, untrace := traceReads()
 	defer untrace()
 	readStillsR(t, func() { clear(seen) }, func(r *Reader, seed int64, mode string, img gocv.Mat, tr scene.StillTruth, dets []Detection) {
-		pix, err := r.frame.DataPtrUint8()
-		if err != nil {
-			t.Fatal(err)
-		}
-		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+		fr := readerFrame(t, r)
 		for _, p := range matchStill(tr.Dice, dets) {
 			g, d := tr.Dice[p[0]], dets[p[1]]
 			if d.Value < 3 || d.Value > 4 {
@@ -35,16 +31,8 @@ func TestGrownPipsDiag(t *testing.T) {
 			if !ok || tc.fv.value != d.Value {
 				continue
 			}
-			s := &r.face
-			cg := tc.fv.c
-			cg.w *= vetoGrow
-			cg.h *= vetoGrow
-			cg.edge *= vetoGrow
-			s.sample(fr, cg)
-			s.pipMap()
-			b, _ := s.blobs()
+			b, pk := r.face.vetoGrownBlobs(fr, tc.fv.c)
 			lv, ls, _ := matchLayout(b)
-			pk := s.peaks()
 			fmt.Fprintf(f, "%d\t%s\t%d\t%s\t%d\t%d\t%.3f\t%d\t%d\t%d\t%.2f\t%.3f\n", seed, mode, p[0], stillGroup(g), g.Value, d.Value, d.Confidence, len(b), len(pk), lv, ls, d.SizeRatio)
 		}
 	})

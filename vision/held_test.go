@@ -1,11 +1,6 @@
 package vision
 
-import (
-	"path/filepath"
-	"testing"
-
-	"gocv.io/x/gocv"
-)
+import "testing"
 
 // TestHeldStills reads the generated stills where giveHeld without one
 // of its conditions gave a die a wrong value: without the flatness
@@ -54,17 +49,22 @@ type labelCase struct {
 	read  bool // the label's value must be read (else: value or unread)
 }
 
-// checkLabels reads each case's image and checks its labelled die.
+// checkLabels reads each case's byler_d6 image and checks its labelled
+// die.
 func checkLabels(t *testing.T, cases []labelCase) {
 	t.Helper()
-	ps := loadPhotoSet(t, "byler_d6")
+	checkLabelsIn(t, loadPhotoSet(t, "byler_d6"), cases)
+}
+
+// checkLabelsIn reads each case's image of ps (one reader for them all)
+// and checks its labelled die: detected, and read as labelled (read) or
+// unread.
+func checkLabelsIn(t *testing.T, ps photoSet, cases []labelCase) {
+	t.Helper()
 	r := NewReader(ReaderOptions{})
 	defer r.Close()
 	for _, tc := range cases {
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", tc.image), gocv.IMReadColor)
-		if img.Empty() {
-			t.Fatalf("%s: cannot read", tc.image)
-		}
+		img := photoImage(t, ps, tc.image)
 		dets, err := r.Read(img)
 		img.Close()
 		if err != nil {
@@ -72,19 +72,19 @@ func checkLabels(t *testing.T, cases []labelCase) {
 		}
 		truth := ps.dice[tc.image]
 		g := truth[tc.label]
-		got, found := 0, false
+		got, conf, found := 0, 0.0, false
 		for _, p := range match(truth, dets) {
 			if p[0] == tc.label {
-				got, found = dets[p[1]].Value, true
+				got, conf, found = dets[p[1]].Value, dets[p[1]].Confidence, true
 			}
 		}
 		switch {
 		case !found:
 			t.Errorf("%s label %d (a %d): not detected", tc.image, tc.label, g.value)
 		case tc.read && got != g.value:
-			t.Errorf("%s label %d: read %d, want %d", tc.image, tc.label, got, g.value)
+			t.Errorf("%s label %d: read %d (confidence %.2f), want %d", tc.image, tc.label, got, conf, g.value)
 		case got != 0 && got != g.value:
-			t.Errorf("%s label %d: read %d, want %d or unreadable", tc.image, tc.label, got, g.value)
+			t.Errorf("%s label %d: read %d (confidence %.2f), want %d or unreadable", tc.image, tc.label, got, conf, g.value)
 		}
 	}
 }

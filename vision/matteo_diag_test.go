@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 
 	"gocv.io/x/gocv"
@@ -30,10 +29,7 @@ func TestMissDiag(t *testing.T) {
 	defer r.Close()
 	groups, classes := map[string]int{}, map[string]int{}
 	for _, name := range ps.images {
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-		if img.Empty() {
-			t.Fatalf("%s: cannot read", name)
-		}
+		img := photoImage(t, ps, name)
 		dets, err := r.Read(img)
 		if err != nil {
 			t.Fatal(err)
@@ -93,22 +89,8 @@ func TestMissDiag(t *testing.T) {
 		}
 		img.Close()
 	}
-	var ks []string
-	for k := range groups {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	for _, k := range ks {
-		t.Logf("%s: %d", k, groups[k])
-	}
-	ks = ks[:0]
-	for k := range classes {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	for _, k := range ks {
-		t.Logf("class %s: %d", k, classes[k])
-	}
+	logCounts(t, "%s: %d", groups)
+	logCounts(t, "class %s: %d", classes)
 }
 
 // missClass sorts an unmatched label: "a:none" (no detection overlaps

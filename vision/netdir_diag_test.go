@@ -61,8 +61,7 @@ func TestNetDirUnread(t *testing.T) {
 	var ns netScratch
 	count := map[string]int{}
 	readPhotos(t, ps, r, nil, func(i int, name string, img gocv.Mat, dets []Detection) {
-		pix, _ := r.frame.DataPtrUint8()
-		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+		fr := readerFrame(t, r)
 		med, medOK := readEdgeMedian(dets)
 		n := nets[i%netFolds]
 		half := "even"

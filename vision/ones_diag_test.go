@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image"
 	"os"
-	"sort"
 	"testing"
 
 	"gocv.io/x/gocv"
@@ -146,14 +145,7 @@ func TestOnesDiag(t *testing.T) {
 				name, p[0], g.value, d.Value, d.Confidence, reason, fv.value, fv.conf, fv.blobs, fv.lv, fv.tmpl, fv.lscore, fv.nccScore, fv.junk, fv.sq, rc.shrunk, fv.empty, fv.c.edge, fv.silEdge, later+" | "+rc.small+" | give: "+giveWhy(gives, d), nets[[2]float64{d.CX, d.CY}])
 		}
 	})
-	var ks []string
-	for k := range counts {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	for _, k := range ks {
-		t.Logf("%-60s %d", k, counts[k])
-	}
+	logCounts(t, "%-60s %d", counts)
 }
 
 // DICEWATCH_SMALL_OFF turns the later looks' 1s and 2s off in any test

@@ -57,12 +57,7 @@ func TestOutlineDiag(t *testing.T) {
 	first := stillFirst(t)
 	cal := NewReader(ReaderOptions{DiePx: 1, PipSpread: stillPipSpread})
 	defer cal.Close()
-	for seed := first; seed < first+int64(n); seed++ {
-		img, tr, err := scene.Still(seed, scene.StillOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		coverByStacked(tr.Dice)
+	forEachStill(t, first, n, scene.StillOptions{}, func(seed int64, img gocv.Mat, tr scene.StillTruth) {
 		for _, m := range []string{"cal", "unc"} {
 			rd := r
 			if m == "cal" {
@@ -96,6 +91,5 @@ func TestOutlineDiag(t *testing.T) {
 				fmt.Fprintf(f, "%s\t%d\t%d\t%.3f\n", m, seed, ph, c.o)
 			}
 		}
-		img.Close()
-	}
+	})
 }

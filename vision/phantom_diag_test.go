@@ -56,12 +56,7 @@ func TestPhantomDiag(t *testing.T) {
 	cal := NewReader(ReaderOptions{DiePx: 1, PipSpread: stillPipSpread})
 	defer cal.Close()
 	counts := map[string][2]int{}
-	for seed := first; seed < first+int64(n); seed++ {
-		img, tr, err := scene.Still(seed, scene.StillOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		coverByStacked(tr.Dice)
+	forEachStill(t, first, n, scene.StillOptions{}, func(seed int64, img gocv.Mat, tr scene.StillTruth) {
 		pix, _ := img.DataPtrUint8()
 		fr := bgrImage{pix: pix, w: img.Cols(), h: img.Rows()}
 		for _, m := range []string{"calibrated", "uncalibrated"} {
@@ -130,8 +125,7 @@ func TestPhantomDiag(t *testing.T) {
 					m, seed, ph, truth[j], d.Value, d.Confidence, d.Flat, lk, fv.blobs, fv.tmpl, fv.lv, fv.lscore, fv.nccScore, fv.junk, fv.sq, fv.empty, fv.silEdge, fv.c.edge, nv, np, nrej, ra, rr, ras, rrs, em, ep, fv.pipRing, op, nop, soft, d.Box)
 			}
 		}
-		img.Close()
-	}
+	})
 	t.Logf("values given (die, phantom): %v", counts)
 }
 

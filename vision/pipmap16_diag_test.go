@@ -51,8 +51,7 @@ func TestPipMapDiag(t *testing.T) {
 	}
 	defer flush()
 	readPhotos(t, ps, r, nil, func(_ int, name string, _ gocv.Mat, dets []Detection) {
-		pix, _ := r.frame.DataPtrUint8()
-		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+		fr := readerFrame(t, r)
 		forUnreadMatched(r, ps.dice[name], dets, func(p [2]int, g gtDie, d Detection, ur unreadRead, found bool) {
 			if !found || !d.Flat || ur.shrunk {
 				return

@@ -646,7 +646,11 @@ func (r *Reader) knownSize() bool {
 // candidate that did not read.
 func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, ocx, ocy float64) (Detection, bool) {
 	blob, pipsOnly := c.box(), c.pipsOnly
-	ocx, ocy = r.sidesFrom(c, float64(roi.Min.X), float64(roi.Min.Y), ocx, ocy)
+	if trimsToTop(c) {
+		// sidesFrom samples the view and the edge map at the die;
+		// topFace leaves a square footprint as it is.
+		ocx, ocy = r.sidesFrom(c, float64(roi.Min.X), float64(roi.Min.Y), ocx, ocy)
+	}
 	c = topFace(c, ocx, ocy)
 	top := c
 	d := Detection{

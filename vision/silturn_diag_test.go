@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"gocv.io/x/gocv"
+
 	"github.com/dicewatch/dicewatch/vision/scene"
 )
 
@@ -31,16 +33,10 @@ func TestStillSilTurnProbe(t *testing.T) {
 	defer func() { readTrace = nil }()
 	n := stillCount(t, defaultStills)
 	first := stillFirst(t)
-	for seed := first; seed < first+int64(n); seed++ {
-		img, tr, err := scene.Still(seed, scene.StillOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		coverByStacked(tr.Dice)
+	forEachStill(t, first, n, scene.StillOptions{}, func(seed int64, img gocv.Mat, tr scene.StillTruth) {
 		cal.opts.DiePx = tr.EdgePx
 		clear(seen)
 		dets, err := cal.Read(img)
-		img.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,5 +54,5 @@ func TestStillSilTurnProbe(t *testing.T) {
 				seed, p[0], stillGroup(g), tr.CameraTiltDeg, g.Value, d.Value, d.Confidence, rc.fv.lv, rc.fv.tmpl, rc.fv.blobs,
 				rc.silOK, turn, rc.fv.c.edge/tr.EdgePx, rc.fv.lat.scale/tr.EdgePx)
 		}
-	}
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"image"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -223,19 +222,13 @@ func TestSpotsDiag(t *testing.T) {
 			}
 			r := NewReader(opts)
 			var tb spotTable
-			for seed := stillFirst(t); seed < stillFirst(t)+int64(n); seed++ {
-				img, tr, err := scene.Still(seed, scene.StillOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				coverByStacked(tr.Dice)
+			forEachStill(t, stillFirst(t), n, scene.StillOptions{}, func(seed int64, img gocv.Mat, tr scene.StillTruth) {
 				if cal {
 					r.opts.DiePx = tr.EdgePx
 				}
 				clear(recs)
 				clear(given)
 				dets, err := r.Read(img)
-				img.Close()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -249,7 +242,7 @@ func TestSpotsDiag(t *testing.T) {
 					}
 					tb.add(fmt.Sprintf("still %d die %d", seed, p[0]), g.Value, d.Value, recs[[2]float64{d.CX, d.CY}])
 				}
-			}
+			})
 			r.Close()
 			t.Logf("stills calibrated=%v:\n%s", cal, tb.report())
 			for _, w := range tb.wrongs {
@@ -263,10 +256,7 @@ func TestSpotsDiag(t *testing.T) {
 	defer r.Close()
 	var tb spotTable
 	for _, name := range ps.images {
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-		if img.Empty() {
-			t.Fatalf("%s: cannot read", name)
-		}
+		img := photoImage(t, ps, name)
 		clear(recs)
 		clear(given)
 		dets, err := r.Read(img)
@@ -305,10 +295,7 @@ func spotSpeed(t *testing.T) {
 		return s / float64(len(xs))
 	}
 	for _, name := range ps.images {
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-		if img.Empty() {
-			t.Fatalf("%s: cannot read", name)
-		}
+		img := photoImage(t, ps, name)
 		best := [2]float64{math.Inf(1), math.Inf(1)}
 		for round := 0; round < 5; round++ {
 			for k, off := range []bool{true, false} {
@@ -327,8 +314,7 @@ func spotSpeed(t *testing.T) {
 			t.Fatal(err)
 		}
 		spotLookOff = false
-		pix, _ := r.frame.DataPtrUint8()
-		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+		fr := readerFrame(t, r)
 		own := math.Inf(1)
 		for round := 0; round < 5; round++ {
 			ds := append([]Detection(nil), dets...)

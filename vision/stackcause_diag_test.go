@@ -7,6 +7,8 @@ import (
 	"sort"
 	"testing"
 
+	"gocv.io/x/gocv"
+
 	"github.com/dicewatch/dicewatch/vision/scene"
 )
 
@@ -73,12 +75,7 @@ func TestStackCauseDiag(t *testing.T) {
 	rulers := map[string]*tally{}
 	big, bigPast := 0, 0
 	fmt.Fprintln(w, "seed\tgroup\ttsr\tnom\tlocal\texp\tcx\tcy\tval\ttval\tsr\treach\trv\tedge\ttraced\tlv\tfval\tblobs\ttmpl\tmajor\tscale\tsil\tfedge\tfconf\tflat")
-	for seed := stillFirst(t); seed < stillFirst(t)+int64(n); seed++ {
-		img, truth, err := scene.Still(seed, scene.StillOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		coverByStacked(truth.Dice)
+	forEachStill(t, stillFirst(t), n, scene.StillOptions{}, func(seed int64, img gocv.Mat, truth scene.StillTruth) {
 		edgeAt := stillEdgeAt(truth)
 		r.opts.DiePx = truth.EdgePx
 		if loc {
@@ -86,7 +83,6 @@ func TestStackCauseDiag(t *testing.T) {
 		}
 		clear(seen)
 		dets, err := r.Read(img)
-		img.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +119,7 @@ func TestStackCauseDiag(t *testing.T) {
 				seed, grp, tsr, truth.EdgePx, le, r.expectedAt(d.CX, d.CY), d.CX, d.CY, d.Value, tv, d.SizeRatio, d.latReach, d.reachValue, d.EdgePx,
 				ok, x.lv, x.fval, x.blobs, x.tmpl, x.major, x.scale, x.sil, x.edge, x.conf, d.Flat)
 		}
-	}
+	})
 	t.Logf("stacked dice truly past the cut detected %d, reported past it %d (%.2f%%), under it %d:", big, bigPast, 100*ratio(bigPast, big), big-bigPast)
 	keys := make([]string, 0, len(causes))
 	for k := range causes {

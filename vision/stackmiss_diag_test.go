@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 
+	"gocv.io/x/gocv"
+
 	"github.com/dicewatch/dicewatch/vision/scene"
 )
 
@@ -44,16 +46,10 @@ func TestStackMissDiag(t *testing.T) {
 	r := NewReader(ReaderOptions{DiePx: 1, PipSpread: stillPipSpread})
 	defer r.Close()
 	miss, all := 0, 0
-	for seed := stillFirst(t); seed < stillFirst(t)+int64(n); seed++ {
-		img, tr, err := scene.Still(seed, scene.StillOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		coverByStacked(tr.Dice)
+	forEachStill(t, stillFirst(t), n, scene.StillOptions{}, func(seed int64, img gocv.Mat, tr scene.StillTruth) {
 		r.opts.DiePx, r.opts.ExpectedEdgePx = tr.EdgePx, stillEdgeAt(tr)
 		regs, reads = regs[:0], reads[:0]
 		dets, err := r.Read(img)
-		img.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,6 +89,6 @@ func TestStackMissDiag(t *testing.T) {
 			}
 			t.Log(line)
 		}
-	}
+	})
 	t.Logf("%d of %d stacked dice truly past the cut not detected", miss, all)
 }

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"testing"
 
+	"gocv.io/x/gocv"
+
 	"github.com/dicewatch/dicewatch/vision/scene"
 )
 
@@ -35,12 +37,7 @@ func TestStackRingDiag(t *testing.T) {
 	loc := NewReader(ReaderOptions{DiePx: 1, PipSpread: stillPipSpread})
 	defer loc.Close()
 	fmt.Fprintln(w, "seed\tgroup\ttsr\tsr\te\tshare\tsect\truns\tmasked\tval\tflat")
-	for seed := stillFirst(t); seed < stillFirst(t)+int64(n); seed++ {
-		img, truth, err := scene.Still(seed, stillOptions(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		coverByStacked(truth.Dice)
+	forEachStill(t, stillFirst(t), n, stillOptions(t), func(seed int64, img gocv.Mat, truth scene.StillTruth) {
 		edgeAt := stillEdgeAt(truth)
 		loc.opts.DiePx, loc.opts.ExpectedEdgePx = truth.EdgePx, edgeAt
 		dets, err := loc.Read(img)
@@ -178,7 +175,6 @@ func TestStackRingDiag(t *testing.T) {
 			}
 			fmt.Fprintf(w, "%d\t%s\t%.3f\t%.4f\t%.2f\t%.3f\t%d\t%d\t%d\t%d\t%v\n", seed, grp, tsr, d.SizeRatio, e, float64(fo)/float64(len(ring)), sect, runs, nm, d.Value, d.Flat)
 		}
-		img.Close()
-	}
+	})
 	t.Logf("wrote %s", f.Name())
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 
+	"gocv.io/x/gocv"
+
 	"github.com/dicewatch/dicewatch/vision/scene"
 )
 
@@ -43,12 +45,7 @@ func TestStackSizeDiag(t *testing.T) {
 	largeOff = os.Getenv("DICEWATCH_LARGE_OFF") != ""
 	defer func() { largeOff = false }()
 	fmt.Fprintln(w, "seed\tmode\tw\th\tnom\tgroup\ttsr\tlocal\tcx\tcy\tval\ttval\treach\tedge\tsr\tfp\tconf\tflat\tbw\tbh")
-	for seed := stillFirst(t); seed < stillFirst(t)+int64(n); seed++ {
-		img, truth, err := scene.Still(seed, stillOptions(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		coverByStacked(truth.Dice)
+	forEachStill(t, stillFirst(t), n, stillOptions(t), func(seed int64, img gocv.Mat, truth scene.StillTruth) {
 		cal.opts.DiePx = truth.EdgePx
 		edgeAt := stillEdgeAt(truth)
 		loc.opts.DiePx, loc.opts.ExpectedEdgePx = truth.EdgePx, edgeAt
@@ -78,7 +75,6 @@ func TestStackSizeDiag(t *testing.T) {
 					grp, tsr, le, d.CX, d.CY, d.Value, tv, d.latReach, d.EdgePx, d.SizeRatio, fp[[2]float64{d.CX, d.CY}], d.Confidence, d.Flat, d.Box.Dx(), d.Box.Dy())
 			}
 		}
-		img.Close()
-	}
+	})
 	t.Logf("wrote %s", f.Name())
 }

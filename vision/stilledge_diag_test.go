@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"gocv.io/x/gocv"
+
 	"github.com/dicewatch/dicewatch/vision/scene"
 )
 
@@ -48,12 +50,7 @@ func TestStillEdgeDiffDiag(t *testing.T) {
 			a.Flat == b.Flat && (a.SizeRatio >= stackedCut) == (b.SizeRatio >= stackedCut)
 	}
 	lines := 0
-	for seed := stillFirst(t); seed < stillFirst(t)+int64(n); seed++ {
-		img, tr, err := scene.Still(seed, scene.StillOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		coverByStacked(tr.Dice)
+	forEachStill(t, stillFirst(t), n, scene.StillOptions{}, func(seed int64, img gocv.Mat, tr scene.StillTruth) {
 		at := stillEdgeAt(tr)
 		var got [2][]Detection
 		var byDie [2]map[int]*Detection
@@ -65,7 +62,6 @@ func TestStillEdgeDiffDiag(t *testing.T) {
 			}
 			dets, err := r.Read(img)
 			if err != nil {
-				img.Close()
 				t.Fatal(err)
 			}
 			got[k] = dets
@@ -75,7 +71,6 @@ func TestStillEdgeDiffDiag(t *testing.T) {
 				matched[k][p[1]] = true
 			}
 		}
-		img.Close()
 		for i, g := range tr.Dice {
 			a, b := byDie[0][i], byDie[1][i]
 			if same(a, b) {
@@ -101,6 +96,6 @@ func TestStillEdgeDiffDiag(t *testing.T) {
 				fmt.Fprintf(f, "%d\t%.1f\tphantom\t0\t0\t%.1f\t%.1f\t%.3f\t%s\t%s\n", seed, tr.CameraTiltDeg, d.CX, d.CY, at(d.CX, d.CY)/tr.EdgePx, desc(a), desc(b))
 			}
 		}
-	}
+	})
 	t.Logf("%d lines to %s", lines, f.Name())
 }

@@ -27,8 +27,7 @@ func TestUnreadGates(t *testing.T) {
 	gates := map[string]int{}
 	netRight := map[string]int{}
 	readPhotos(t, ps, r, nil, func(i int, name string, img gocv.Mat, dets []Detection) {
-		pix, _ := r.frame.DataPtrUint8()
-		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+		fr := readerFrame(t, r)
 		med, medOK := readEdgeMedian(dets)
 		forUnreadMatched(r, ps.dice[name], dets, func(p [2]int, g gtDie, d Detection, ur unreadRead, found bool) {
 			fv := ur.fv

@@ -51,10 +51,7 @@ func TestUnreadDiag(t *testing.T) {
 		}
 	}()
 	for _, name := range ps.images {
-		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
-		if img.Empty() {
-			t.Fatalf("%s: cannot read", name)
-		}
+		img := photoImage(t, ps, name)
 		dets, infos := diagRead(t, r, img)
 		truth := ps.dice[name]
 		for _, p := range matchBoxes(truth, dets, set == "matteo_webcam") {
@@ -64,8 +61,7 @@ func TestUnreadDiag(t *testing.T) {
 			}
 			in := infos[p[1]]
 			if in.reason != "" {
-				pix, _ := r.frame.DataPtrUint8()
-				fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+				fr := readerFrame(t, r)
 				in.oracle = append(in.oracle, oracleGT(&r.face, fr, g, in.firstC.angle)...)
 			}
 			tOK, tBad, gOK, gBad := oracleSummary(in.oracle, g.value)
@@ -560,8 +556,7 @@ func TestSilFill(t *testing.T) {
 	for _, name := range ps.images {
 		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
 		dets, infos := diagRead(t, r, img)
-		pix, _ := r.frame.DataPtrUint8()
-		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+		fr := readerFrame(t, r)
 		for _, p := range matchBoxes(ps.dice[name], dets, set == "matteo_webcam") {
 			g, d := ps.dice[name][p[0]], dets[p[1]]
 			cs, ok := r.face.silhouette(fr, infos[p[1]].cand)
@@ -595,8 +590,7 @@ func TestLookStats(t *testing.T) {
 	for _, name := range ps.images {
 		img := gocv.IMRead(filepath.Join(photoRoot, ps.name, "images", name), gocv.IMReadColor)
 		dets, infos := diagRead(t, r, img)
-		pix, _ := r.frame.DataPtrUint8()
-		fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+		fr := readerFrame(t, r)
 		for _, p := range matchBoxes(ps.dice[name], dets, set == "matteo_webcam") {
 			g, d := ps.dice[name][p[0]], dets[p[1]]
 			ca := infos[p[1]].firstC

@@ -72,6 +72,19 @@ var (
 	vetoOff   bool
 )
 
+// vetoGrownBlobs samples the face rectangle c grown by vetoGrow into s
+// and gives the pip blobs found there and the peaks on the difference of
+// blurs the blobs left (veto's look around a low value).
+func (s *faceScratch) vetoGrownBlobs(fr bgrImage, c candidate) (blobs, peaks [][2]float64) {
+	c.w *= vetoGrow
+	c.h *= vetoGrow
+	c.edge *= vetoGrow
+	s.sample(fr, c)
+	s.pipMap()
+	blobs, _ = s.blobs()
+	return blobs, s.peaks()
+}
+
 // veto reports whether the value fv gives for the detection d must be
 // withheld. It reuses the reader's face scratch (the read is done).
 func (r *Reader) veto(fr bgrImage, fv faceValue, d *Detection) bool {
@@ -81,16 +94,9 @@ func (r *Reader) veto(fr bgrImage, fv faceValue, d *Detection) bool {
 	}
 	vi := vetoInfo{value: fv.value, conf: fv.conf}
 	s := &r.face
-	cg := fv.c
-	cg.w *= vetoGrow
-	cg.h *= vetoGrow
-	cg.edge *= vetoGrow
-	s.sample(fr, cg)
-	s.pipMap()
-	b, _ := s.blobs()
+	b, pk := s.vetoGrownBlobs(fr, fv.c)
 	vi.blobs = len(b)
 	vi.lv, vi.ls, _ = matchLayout(b)
-	pk := s.peaks() // on the difference of blurs blobs left
 	vi.peaks = len(pk)
 	if fv.value == 1 && vi.peaks >= vetoPeaksOne && !r.knownSize() && !oneGlareOff {
 		vi.glare = s.glarePeaks(pk)

@@ -77,6 +77,34 @@ func readStills(t *testing.T, before func(), visit func(seed int64, mode string,
 	})
 }
 
+// forEachStill generates the stills first..first+n-1 with opts, marks
+// the dice that stacked dice cover (coverByStacked) and gives each to
+// visit; the picture is closed when visit returns (or fails the test).
+func forEachStill(t *testing.T, first int64, n int, opts scene.StillOptions, visit func(seed int64, img gocv.Mat, tr scene.StillTruth)) {
+	t.Helper()
+	for seed := first; seed < first+int64(n); seed++ {
+		img, tr, err := scene.Still(seed, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		coverByStacked(tr.Dice)
+		func() {
+			defer img.Close()
+			visit(seed, img, tr)
+		}()
+	}
+}
+
+// readerFrame is the frame r's last read worked on (its pixels, BGR).
+func readerFrame(t testing.TB, r *Reader) bgrImage {
+	t.Helper()
+	pix, err := r.frame.DataPtrUint8()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+}
+
 // readStillsR is readStills that also gives visit the Reader that read
 // the still (its frame and scratch as the read left them).
 func readStillsR(t *testing.T, before func(), visit func(r *Reader, seed int64, mode string, img gocv.Mat, tr scene.StillTruth, dets []Detection)) (first int64, n int) {
@@ -93,12 +121,7 @@ func readStillsR(t *testing.T, before func(), visit func(r *Reader, seed int64, 
 	localEdge := stillLocalEdge(t)
 	n = stillCount(t, defaultStills)
 	first = stillFirst(t)
-	for seed := first; seed < first+int64(n); seed++ {
-		img, tr, err := scene.Still(seed, stillOptions(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		coverByStacked(tr.Dice)
+	forEachStill(t, first, n, stillOptions(t), func(seed int64, img gocv.Mat, tr scene.StillTruth) {
 		for _, mode := range []string{"cal", "plain"} {
 			if only := os.Getenv("DICEWATCH_STILL_MODE"); only != "" && only != mode {
 				continue
@@ -114,13 +137,11 @@ func readStillsR(t *testing.T, before func(), visit func(r *Reader, seed int64, 
 			before()
 			dets, err := r.Read(img)
 			if err != nil {
-				img.Close()
 				t.Fatal(err)
 			}
 			visit(r, seed, mode, img, tr, dets)
 		}
-		img.Close()
-	}
+	})
 	return first, n
 }
 
