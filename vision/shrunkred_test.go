@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gocv.io/x/gocv"
+
+	"github.com/dicewatch/dicewatch/vision/scene"
 )
 
 // TestShrunkRedLook reads byler dice that shrunkRedLook gives (a shrunk
@@ -78,4 +80,38 @@ func TestShrunkRedDiag(t *testing.T) {
 		})
 		r.Close()
 	}
+}
+
+// TestShrunkRedStills lists every value shrunkRedLook gives on the stills
+// DICEWATCH_STILL_FIRST.. (readStills), with the true die it matches (0:
+// none, a value on no die). A tuning tool: skipped without
+// DICEWATCH_SHRUNKRED_STILLS (a file).
+func TestShrunkRedStills(t *testing.T) {
+	f := diagFile(t, "DICEWATCH_SHRUNKRED_STILLS")
+	fmt.Fprintln(f, "seed\tmode\tvalue\tconf\ttruth\tgroup\tspots\tclear\tmargin")
+	defer func() { shrunkRedTrace = nil }()
+	type given struct {
+		box image.Rectangle
+		sr  spotRead
+	}
+	var gs []given
+	shrunkRedTrace = func(d *Detection, sr spotRead) { gs = append(gs, given{d.Box, sr}) }
+	n := 0
+	readStills(t, func() { gs = gs[:0] }, func(seed int64, mode string, _ gocv.Mat, tr scene.StillTruth, dets []Detection) {
+		for _, g := range gs {
+			truth, group := 0, "none"
+			for _, p := range matchStill(tr.Dice, dets) {
+				if dets[p[1]].Box == g.box {
+					truth, group = tr.Dice[p[0]].Value, stillGroup(tr.Dice[p[0]])
+				}
+			}
+			for _, d := range dets {
+				if d.Box == g.box {
+					n++
+					fmt.Fprintf(f, "%d\t%s\t%d\t%.2f\t%d\t%s\t%d\t%.2f\t%.1f\n", seed, mode, d.Value, d.Confidence, truth, group, g.sr.value, g.sr.clear(), g.sr.margin-max(g.sr.next, 0))
+				}
+			}
+		}
+	})
+	t.Logf("%d values from shrunkRedLook", n)
 }
