@@ -35,7 +35,6 @@ func (r *Reader) shrunkRedLook(fr bgrImage, dets []Detection, roi image.Rectangl
 		return
 	}
 	off := math.NaN()
-	s := &r.face
 	for i := range dets {
 		d := &dets[i]
 		ur, found := r.unreadReads[[2]float64{d.CX, d.CY}]
@@ -46,6 +45,7 @@ func (r *Reader) shrunkRedLook(fr bgrImage, dets []Detection, roi image.Rectangl
 		if !ok {
 			continue
 		}
+		// cs[0] is the face the first read settled on (ur.fv.c).
 		face := cs[0]
 		fe := (face.w + face.h) / 2
 		if math.IsNaN(off) {
@@ -57,26 +57,42 @@ func (r *Reader) shrunkRedLook(fr bgrImage, dets []Detection, roi image.Rectangl
 		if pitch <= 0 {
 			pitch = 0.28 * fe
 		}
+		sr, ok := r.redSpotsNetAgree(fr, face, pitch)
+		if !ok {
+			continue
+		}
 		c := face
 		c.w, c.h, c.edge = fe, fe, fe
-		s.sample(fr, c)
-		s.pipMap()
-		if !s.pipRedMap() {
-			continue
-		}
-		sr := s.spotDecode(pitch / (c.edge * sampleShrink))
-		if sr.value < 3 || sr.clear() < spotLead || sr.margin-max(sr.next, 0) < spotAbsMin {
-			continue
-		}
-		p, rej := r.ns.predictReject(r.net, fr, ur.fv.c)
-		if v, _, _ := netTop2(p); v != sr.value || rej >= netMaxReject {
-			continue
-		}
 		fv := faceValue{value: sr.value, conf: netConf, c: c, tmpl: sr.value}
 		if r.giveLater(fr, d, fv, roi) && shrunkRedTrace != nil {
 			shrunkRedTrace(d, sr)
 		}
 	}
+}
+
+// redSpotsNetAgree reads face (a face rectangle in the frame's region)
+// on the lattice spots of the redness map, the face made square with its
+// sides' mean and the lattice's pitch given in pixels, and with the face
+// net on the rectangle itself; it reports the spots' read and whether it
+// is a face of three pips or more, clear by spotLead and spotAbsMin, that
+// the net reads too (most likely, its reject output under netMaxReject).
+func (r *Reader) redSpotsNetAgree(fr bgrImage, face candidate, pitch float64) (spotRead, bool) {
+	s := &r.face
+	c := face
+	fe := (face.w + face.h) / 2
+	c.w, c.h, c.edge = fe, fe, fe
+	s.sample(fr, c)
+	s.pipMap()
+	if !s.pipRedMap() {
+		return spotRead{}, false
+	}
+	sr := s.spotDecode(pitch / (c.edge * sampleShrink))
+	if sr.value < 3 || sr.clear() < spotLead || sr.margin-max(sr.next, 0) < spotAbsMin {
+		return sr, false
+	}
+	p, rej := r.ns.predictReject(r.net, fr, face)
+	v, _, _ := netTop2(p)
+	return sr, v == sr.value && rej < netMaxReject
 }
 
 // shrunkRedOff turns shrunkRedLook off (for tests); shrunkRedTrace, when

@@ -115,3 +115,44 @@ func TestShrunkRedStills(t *testing.T) {
 	})
 	t.Logf("%d values from shrunkRedLook", n)
 }
+
+// TestRedNetAgreeRead measures redSpotsNetAgree, shrunkRedLook's two
+// cues, on the dice of both photo sets the first look read (their face
+// rectangle, the pitch 0.28 of its edge): how often the cues agree, and
+// how often on a value not the label. Not a tuning set of the look (it
+// was built on byler's unread dice): a check of its cues on dice it never
+// reads. Skipped without DICEWATCH_REDNET_DIAG (a file, one line per
+// agreement).
+func TestRedNetAgreeRead(t *testing.T) {
+	f := diagFile(t, "DICEWATCH_REDNET_DIAG")
+	fmt.Fprintln(f, "set\timage\tlabel\tread\tspots\tclear\tmargin")
+	for _, set := range []string{"byler_d6", "matteo_webcam"} {
+		ps := loadPhotoSet(t, set)
+		r := NewReader(ReaderOptions{})
+		n, agree, wrong := 0, 0, 0
+		readPhotos(t, ps, r, nil, func(_ int, name string, _ gocv.Mat, dets []Detection) {
+			pix, _ := r.frame.DataPtrUint8()
+			fr := bgrImage{pix: pix, w: r.frame.Cols(), h: r.frame.Rows()}
+			for _, p := range matchBoxes(ps.dice[name], dets, set == "matteo_webcam") {
+				d, g := dets[p[1]], ps.dice[name][p[0]]
+				rec, ok := r.checked[[2]float64{d.CX, d.CY}]
+				if d.Value == 0 || !ok || rec.face.w <= 0 {
+					continue
+				}
+				n++
+				fe := (rec.face.w + rec.face.h) / 2
+				sr, ok := r.redSpotsNetAgree(fr, rec.face, 0.28*fe)
+				if !ok {
+					continue
+				}
+				agree++
+				if sr.value != g.value {
+					wrong++
+				}
+				fmt.Fprintf(f, "%s\t%s\t%d\t%d\t%d\t%.2f\t%.1f\n", set, name, g.value, d.Value, sr.value, sr.clear(), sr.margin-max(sr.next, 0))
+			}
+		})
+		r.Close()
+		t.Logf("%s: %d read dice with a face rectangle; the cues agree on %d, %d of them not the label", set, n, agree, wrong)
+	}
+}
