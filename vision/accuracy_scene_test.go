@@ -100,6 +100,9 @@ func TestAccuracyScenes(t *testing.T) {
 	if _, err := sess.Render(0, &bg); err != nil { // the empty table
 		t.Fatal(err)
 	}
+	quality := sceneJPEGQuality(t)
+	t.Logf("frames as delivered: %s", sceneDelivery(quality))
+	sceneJPEG(t, &bg, quality)
 	dieAt := func(x, y float64) float64 { return cal.DiePx(calibration.Point{X: x, Y: y}) }
 	rest := restTally{seed: seed}
 
@@ -113,6 +116,7 @@ func TestAccuracyScenes(t *testing.T) {
 		if _, err := sess.Render(th.AtRestFrame, &frame); err != nil {
 			t.Fatal(err)
 		}
+		sceneJPEG(t, &frame, quality)
 		var truth []gtDie
 		var dt []scene.DieTruth
 		for _, d := range th.Dice {
@@ -185,6 +189,54 @@ func TestAccuracyScenes(t *testing.T) {
 		100*ratio(stackHit, stackN), stackHit, stackN)
 	t.Logf("issue bar: value accuracy >= 99.9%%, no confidently wrong value, cocked recall >= 99%% with <= 0.5%% false cocked, stacked recall >= 95%%")
 	rest.log(t, n)
+}
+
+// sceneJPEGQuality is the JPEG quality the scene harnesses pass every
+// frame through, the empty table included, as a camera's Motion-JPEG
+// video delivers them and the daemon decodes them (cvsafe.Decode, OpenCV's
+// decoder): DICEWATCH_SCENE_JPEG=Q, 10..100; 0 or unset reads the rendered
+// frames as they are. The renderer already adds the sensor's noise (sigma
+// 2 grey levels, scene.Config.Noise) before this, as a camera's does
+// before its encoder. OpenCV 4.6's encoder subsamples the chroma 2x2
+// (4:2:0), as libjpeg does by default; many USB cameras' MJPG keeps more
+// chroma (4:2:2), so this is the harsher of the two.
+func sceneJPEGQuality(t *testing.T) int {
+	v := os.Getenv("DICEWATCH_SCENE_JPEG")
+	if v == "" {
+		return 0
+	}
+	q, err := strconv.Atoi(v)
+	if err != nil || q != 0 && (q < 10 || q > 100) {
+		t.Fatalf("DICEWATCH_SCENE_JPEG=%q: want a quality 10..100 (0: rendered frames)", v)
+	}
+	return q
+}
+
+// sceneDelivery names how the harness delivers frames, for its log.
+func sceneDelivery(quality int) string {
+	if quality == 0 {
+		return "rendered (no JPEG)"
+	}
+	return fmt.Sprintf("JPEG quality %d (4:2:0), background included", quality)
+}
+
+// sceneJPEG replaces m with its JPEG round trip at quality (none at 0).
+func sceneJPEG(t *testing.T, m *gocv.Mat, quality int) {
+	if quality == 0 {
+		return
+	}
+	buf, err := gocv.IMEncodeWithParams(gocv.JPEGFileExt, *m, []int{gocv.IMWriteJpegQuality, quality})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := gocv.IMDecode(buf.GetBytes(), gocv.IMReadColor)
+	buf.Close()
+	if err != nil || dec.Empty() {
+		dec.Close()
+		t.Fatalf("JPEG round trip at quality %d: %v", quality, err)
+	}
+	dec.CopyTo(m)
+	dec.Close()
 }
 
 // restTally scores the same at-rest frames read the way the daemon reads
@@ -357,8 +409,8 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 			}
 			if !d.Flat || d.SizeRatio >= stackCut {
 				rt.falseCocked++
-				t.Logf("at-rest false no-roll: throw %d (%s) die %d value %d read %d (flat %v, flatness %.2f, size %.2f) at %v, zone %s, style %s; %s",
-					th.Throw, th.Kind, tr.Die, g.value, d.Value, d.Flat, d.Flatness, d.SizeRatio, d.Box, tr.Zone, tr.Style, nearDie(tr, dt, dets, p[1]))
+				t.Logf("at-rest false no-roll: throw %d (%s) die %d value %d read %d (flat %v, flatness %.2f, size %.2f) at %v, zone %s, style %s; %s; cues %s",
+					th.Throw, th.Kind, tr.Die, g.value, d.Value, d.Flat, d.Flatness, d.SizeRatio, d.Box, tr.Zone, tr.Style, nearDie(tr, dt, dets, p[1]), restCuesCalling(d))
 			}
 			if !d.Flat || d.SizeRatio >= stackCut || d.Value == 0 {
 				writeSceneCrop(frame, bg, rt.seed, th.Throw, tr, dieAt)
