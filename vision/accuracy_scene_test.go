@@ -25,7 +25,10 @@ import (
 // scene renderer; DICEWATCH_SCENES sets the number of throws (default 60),
 // DICEWATCH_SCENE_SEED the session's seed (default 5; 6 is held out for
 // checking), and DICEWATCH_SCENES_REST_ONLY=1 skips the still-photo reader
-// and scores only the at-rest reader (the daemon's), which is much faster:
+// and scores only the at-rest reader (the daemon's), which is much faster.
+// Every frame, the empty table included, goes through JPEG at quality 80
+// first, as a camera's video reaches the daemon (DICEWATCH_SCENE_JPEG=Q
+// sets the quality, 0 reads the rendered frames; see sceneJPEGQuality):
 //
 //	DICEWATCH_SCENES=2000 go test -tags scenes -run AccuracyScenes -v -timeout 60m ./vision/
 func TestAccuracyScenes(t *testing.T) {
@@ -191,19 +194,20 @@ func TestAccuracyScenes(t *testing.T) {
 	rest.log(t, n)
 }
 
-// sceneJPEGQuality is the JPEG quality the scene harnesses pass every
+// sceneJPEGQuality is the JPEG quality the scene harness passes every
 // frame through, the empty table included, as a camera's Motion-JPEG
 // video delivers them and the daemon decodes them (cvsafe.Decode, OpenCV's
-// decoder): DICEWATCH_SCENE_JPEG=Q, 10..100; 0 or unset reads the rendered
-// frames as they are. The renderer already adds the sensor's noise (sigma
-// 2 grey levels, scene.Config.Noise) before this, as a camera's does
-// before its encoder. OpenCV 4.6's encoder subsamples the chroma 2x2
-// (4:2:0), as libjpeg does by default; many USB cameras' MJPG keeps more
-// chroma (4:2:2), so this is the harsher of the two.
+// decoder): DICEWATCH_SCENE_JPEG=Q, 10..100, default sceneDefaultJPEG;
+// DICEWATCH_SCENE_JPEG=0 reads the rendered frames as they are. The
+// renderer already adds the sensor's noise (sigma 2 grey levels,
+// scene.Config.Noise) before this, as a camera does before its encoder.
+// OpenCV 4.6's encoder subsamples the chroma 2x2 (4:2:0), as libjpeg does
+// by default; many USB cameras' MJPG keeps more chroma (4:2:2), so this is
+// the harsher of the two. H.264 (an RTSP camera) is not modelled.
 func sceneJPEGQuality(t *testing.T) int {
 	v := os.Getenv("DICEWATCH_SCENE_JPEG")
 	if v == "" {
-		return 0
+		return sceneDefaultJPEG
 	}
 	q, err := strconv.Atoi(v)
 	if err != nil || q != 0 && (q < 10 || q > 100) {
@@ -211,6 +215,16 @@ func sceneJPEGQuality(t *testing.T) int {
 	}
 	return q
 }
+
+// sceneDefaultJPEG is the harness's default delivery: what the daemon
+// sees from a camera. It never sees a rendered frame: a USB camera at
+// 1280x720 or 1920x1080 and 30 to 60 frames a second sends Motion-JPEG
+// (uncompressed YUYV at 1080p fits USB 2 at about 5 frames a second),
+// and the project's own video (scene.Generate, which the daemon's
+// end-to-end tests read) is Motion-JPEG at quality 80
+// (scene.Config.JPEGQuality's default). Until session 20 the harness read
+// the rendered frames; DICEWATCH_SCENE_JPEG=0 still does.
+const sceneDefaultJPEG = 80
 
 // sceneDelivery names how the harness delivers frames, for its log.
 func sceneDelivery(quality int) string {
