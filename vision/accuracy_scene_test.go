@@ -25,7 +25,10 @@ import (
 // scene renderer; DICEWATCH_SCENES sets the number of throws (default 60),
 // DICEWATCH_SCENE_SEED the session's seed (default 5; 6 is held out for
 // checking), and DICEWATCH_SCENES_REST_ONLY=1 skips the still-photo reader
-// and scores only the at-rest reader (the daemon's), which is much faster:
+// and scores only the at-rest reader (the daemon's), which is much faster.
+// Every frame, the empty table included, goes through JPEG at quality 80
+// first, as a camera's video reaches the daemon (DICEWATCH_SCENE_JPEG=Q
+// sets the quality, 0 reads the rendered frames; see sceneJPEGQuality):
 //
 //	DICEWATCH_SCENES=2000 go test -tags scenes -run AccuracyScenes -v -timeout 60m ./vision/
 func TestAccuracyScenes(t *testing.T) {
@@ -100,8 +103,11 @@ func TestAccuracyScenes(t *testing.T) {
 	if _, err := sess.Render(0, &bg); err != nil { // the empty table
 		t.Fatal(err)
 	}
+	quality := sceneJPEGQuality(t)
+	t.Logf("frames as delivered: %s", sceneDelivery(quality))
+	sceneJPEG(t, &bg, quality)
 	dieAt := func(x, y float64) float64 { return cal.DiePx(calibration.Point{X: x, Y: y}) }
-	rest := restTally{seed: seed}
+	rest := restTally{seed: seed, jpeg: quality}
 
 	var tl tally
 	kindN, kindHit := map[scene.Kind]int{}, map[scene.Kind]int{}
@@ -113,6 +119,7 @@ func TestAccuracyScenes(t *testing.T) {
 		if _, err := sess.Render(th.AtRestFrame, &frame); err != nil {
 			t.Fatal(err)
 		}
+		sceneJPEG(t, &frame, quality)
 		var truth []gtDie
 		var dt []scene.DieTruth
 		for _, d := range th.Dice {
@@ -187,6 +194,65 @@ func TestAccuracyScenes(t *testing.T) {
 	rest.log(t, n)
 }
 
+// sceneJPEGQuality is the JPEG quality the scene harness passes every
+// frame through, the empty table included, as a camera's Motion-JPEG
+// video delivers them and the daemon decodes them (cvsafe.Decode, OpenCV's
+// decoder): DICEWATCH_SCENE_JPEG=Q, 10..100, default sceneDefaultJPEG;
+// DICEWATCH_SCENE_JPEG=0 reads the rendered frames as they are. The
+// renderer already adds the sensor's noise (sigma 2 grey levels,
+// scene.Config.Noise) before this, as a camera does before its encoder.
+// OpenCV 4.6's encoder subsamples the chroma 2x2 (4:2:0), as libjpeg does
+// by default; many USB cameras' MJPG keeps more chroma (4:2:2), so this is
+// the harsher of the two. H.264 (an RTSP camera) is not modelled.
+func sceneJPEGQuality(t *testing.T) int {
+	v := os.Getenv("DICEWATCH_SCENE_JPEG")
+	if v == "" {
+		return sceneDefaultJPEG
+	}
+	q, err := strconv.Atoi(v)
+	if err != nil || q != 0 && (q < 10 || q > 100) {
+		t.Fatalf("DICEWATCH_SCENE_JPEG=%q: want a quality 10..100 (0: rendered frames)", v)
+	}
+	return q
+}
+
+// sceneDefaultJPEG is the harness's default delivery: what the daemon
+// sees from a camera. It never sees a rendered frame: a USB camera at
+// 1280x720 or 1920x1080 and 30 to 60 frames a second sends Motion-JPEG
+// (uncompressed YUYV at 1080p fits USB 2 at about 5 frames a second),
+// and the project's own video (scene.Generate, which the daemon's
+// end-to-end tests read) is Motion-JPEG at quality 80
+// (scene.Config.JPEGQuality's default). Until session 20 the harness read
+// the rendered frames; DICEWATCH_SCENE_JPEG=0 still does.
+const sceneDefaultJPEG = 80
+
+// sceneDelivery names how the harness delivers frames, for its log.
+func sceneDelivery(quality int) string {
+	if quality == 0 {
+		return "rendered (no JPEG)"
+	}
+	return fmt.Sprintf("JPEG quality %d (4:2:0), background included", quality)
+}
+
+// sceneJPEG replaces m with its JPEG round trip at quality (none at 0).
+func sceneJPEG(t *testing.T, m *gocv.Mat, quality int) {
+	if quality == 0 {
+		return
+	}
+	buf, err := gocv.IMEncodeWithParams(gocv.JPEGFileExt, *m, []int{gocv.IMWriteJpegQuality, quality})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := gocv.IMDecode(buf.GetBytes(), gocv.IMReadColor)
+	buf.Close()
+	if err != nil || dec.Empty() {
+		dec.Close()
+		t.Fatalf("JPEG round trip at quality %d: %v", quality, err)
+	}
+	dec.CopyTo(m)
+	dec.Close()
+}
+
 // restTally scores the same at-rest frames read the way the daemon reads
 // them: with the at-rest reader (readAtRest), against the session's first
 // frame (the empty table), around each die's place. The places are the
@@ -216,6 +282,8 @@ type restTally struct {
 	// stackThrowSized: stacked throws with a die read at the stacked cut.
 	stackThrowSized int
 	seed            int64
+	// jpeg: the quality the frames went through (0: rendered frames).
+	jpeg int
 	// ruler: the pips' ruler kept across the session's throws, as the
 	// daemon keeps it (one calibration throughout).
 	ruler pipRuler
@@ -357,8 +425,8 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 			}
 			if !d.Flat || d.SizeRatio >= stackCut {
 				rt.falseCocked++
-				t.Logf("at-rest false no-roll: throw %d (%s) die %d value %d read %d (flat %v, flatness %.2f, size %.2f) at %v, zone %s, style %s; %s",
-					th.Throw, th.Kind, tr.Die, g.value, d.Value, d.Flat, d.Flatness, d.SizeRatio, d.Box, tr.Zone, tr.Style, nearDie(tr, dt, dets, p[1]))
+				t.Logf("at-rest false no-roll: throw %d (%s) die %d value %d read %d (flat %v, flatness %.2f, size %.2f) at %v, zone %s, style %s; %s; cues %s",
+					th.Throw, th.Kind, tr.Die, g.value, d.Value, d.Flat, d.Flatness, d.SizeRatio, d.Box, tr.Zone, tr.Style, nearDie(tr, dt, dets, p[1]), restCuesCalling(d))
 			}
 			if !d.Flat || d.SizeRatio >= stackCut || d.Value == 0 {
 				writeSceneCrop(frame, bg, rt.seed, th.Throw, tr, dieAt)
@@ -434,12 +502,17 @@ func (rt *restTally) log(t *testing.T, n int) {
 	// unread 0.00% but 0.03% on seed 6; once each, seeds 13 and 14 0.03%
 	// and 0.06% with no-roll evidence, 0.00% and 0.03% unread), checked
 	// where there are enough flat dice for a rate.
+	// Through JPEG the ceilings are looser (restJPEGCeiling).
+	falseCeil, unreadCeil := restFalseCeiling, restUnreadCeiling
+	if rt.jpeg != 0 {
+		falseCeil, unreadCeil = restJPEGCeiling, restJPEGCeiling
+	}
 	if rt.flatN >= 1000 {
-		if r := ratio(rt.falseCocked, rt.flatN); r > restFalseCeiling {
-			t.Errorf("at-rest reader: %.2f%% of flat dice with no-roll evidence, ceiling %.2f%%", 100*r, 100*restFalseCeiling)
+		if r := ratio(rt.falseCocked, rt.flatN); r > falseCeil {
+			t.Errorf("at-rest reader: %.2f%% of flat dice with no-roll evidence, ceiling %.2f%%", 100*r, 100*falseCeil)
 		}
-		if r := ratio(vt.unreadable(), rt.flatN); r > restUnreadCeiling {
-			t.Errorf("at-rest reader: %.2f%% of flat dice unread, ceiling %.2f%%", 100*r, 100*restUnreadCeiling)
+		if r := ratio(vt.unreadable(), rt.flatN); r > unreadCeil {
+			t.Errorf("at-rest reader: %.2f%% of flat dice unread, ceiling %.2f%%", 100*r, 100*unreadCeil)
 		}
 	}
 }
@@ -456,6 +529,15 @@ const (
 	restStackedFloor  = 0.95
 	restFalseCeiling  = 0.001
 	restUnreadCeiling = 0.001
+	// restJPEGCeiling: both ceilings for frames through JPEG (the
+	// harness's default since session 20) are the false cocked
+	// bar, 0.5%, not a tight measured ceiling. The reader does not hold
+	// the rendered frames' 0.1% there: at quality 80 on 300-throw
+	// sessions of seeds 1 to 12 (6,026 flat dice) 0.10% had no-roll
+	// evidence and 0.12% were unread (0.20% and 0.17% before
+	// hiddenInPart and restClearOutside), red dice on red print nearly
+	// all (see TestRestHiddenInPartJPEG).
+	restJPEGCeiling = 0.005
 )
 
 // nearDie describes what lies near a scored die: the nearest other die of

@@ -84,6 +84,20 @@ var restCues = []restCue{
 		}},
 }
 
+// restCuesCalling lists the restCues that call d not flat, each alone,
+// with the measures they read (placed faces read a value are flat
+// whatever their measures: see restFlat).
+func restCuesCalling(d Detection) string {
+	var calls []string
+	for _, c := range restCues {
+		if c.calls(d) {
+			calls = append(calls, c.name)
+		}
+	}
+	return fmt.Sprintf("[%s] placed %v regrown %v off %.3f marks %d sideout %.3f span %.3f",
+		strings.Join(calls, ", "), d.placed, d.regrown, d.pipOff, d.sideMarks, d.sideOut, d.span)
+}
+
 // restSpanTrial is the trial cut of the "span (trial)" row.
 const restSpanTrial = 1.2
 
@@ -111,22 +125,7 @@ func TestRestCueMargins(t *testing.T) {
 		}
 	}
 	// throughJPEG replaces m with its JPEG round trip at that quality.
-	throughJPEG := func(m *gocv.Mat) {
-		if quality == 0 {
-			return
-		}
-		buf, err := gocv.IMEncodeWithParams(gocv.JPEGFileExt, *m, []int{gocv.IMWriteJpegQuality, quality})
-		if err != nil {
-			t.Fatal(err)
-		}
-		dec, err := gocv.IMDecode(buf.GetBytes(), gocv.IMReadColor)
-		buf.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		dec.CopyTo(m)
-		dec.Close()
-	}
+	throughJPEG := func(m *gocv.Mat) { sceneJPEG(t, m, quality) }
 	type flatNear struct {
 		where  string
 		value  float64
