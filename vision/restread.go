@@ -81,6 +81,9 @@ type restDie struct {
 	// out from the empty table just beyond its outline, joined to it
 	// only through shade (see sideMarks and restFlat).
 	sideMarks int
+	// hull: for a one read on the first pass, the side of the square of
+	// its outline's convex hull's area, in die edges (see hullSide).
+	hull float64
 }
 
 // readRest finds and reads the dice in one region of a frame against the
@@ -130,6 +133,9 @@ func readRest(fr, bg bgrPatch, edge float64) []restDie {
 			d.cx += float64(fr.x0)
 			d.cy += float64(fr.y0)
 			readPips(&d, fr, edge)
+			if d.value == 1 {
+				d.hull = hullSide(part, w) / edge
+			}
 			if d.value == 0 && (float64(d.area) < restPartialArea*dieArea ||
 				float64(d.area) <= restOneDieSize*restOneDieSize*dieArea && (d.flatness < DefaultMinFlatness || min(d.w, d.h) < restNarrowFace*edge || min(d.w, d.h) < restNarrowFace*max(d.w, d.h))) {
 				// Seen in part, or one die's area in an outline that is
@@ -1459,7 +1465,7 @@ func (d restDie) toDetection(edge, minFlat float64) Detection {
 		Box: box, CX: d.cx, CY: d.cy, Value: d.value, Confidence: d.confidence,
 		Flat: restFlat(d, size/edge, off, minFlat), Flatness: d.flatness, SizeRatio: size / edge, EdgePx: size,
 		pipOff: off, sideOut: d.sideOut, sideMarks: d.sideMarks, placed: d.placed,
-		regrown: d.regrown, pipScale: d.pipScale(edge), span: d.span,
+		regrown: d.regrown, pipScale: d.pipScale(edge), span: d.span, hull: d.hull,
 	}
 }
 
