@@ -1461,9 +1461,15 @@ func (d restDie) toDetection(edge, minFlat float64) Detection {
 	// rectangle's sides would.
 	size := math.Sqrt(float64(d.area))
 	off := d.pipOffset(edge)
+	// A one's hull may say it is larger than its area does (see oneSize);
+	// its flatness is judged by its area, as before.
+	r, px := d.oneSize(size/edge), size
+	if r != size/edge {
+		px = r * edge
+	}
 	return Detection{
 		Box: box, CX: d.cx, CY: d.cy, Value: d.value, Confidence: d.confidence,
-		Flat: restFlat(d, size/edge, off, minFlat), Flatness: d.flatness, SizeRatio: size / edge, EdgePx: size,
+		Flat: restFlat(d, size/edge, off, minFlat), Flatness: d.flatness, SizeRatio: r, EdgePx: px,
 		pipOff: off, sideOut: d.sideOut, sideMarks: d.sideMarks, placed: d.placed,
 		regrown: d.regrown, pipScale: d.pipScale(edge), span: d.span, hull: d.hull,
 	}
