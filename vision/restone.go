@@ -13,15 +13,75 @@ import (
 // Seed 33 throw 1107 die 1, a stacked 1 of true size 1.20, measured an
 // area of 1.24 die areas (size 1.11, under the rules' 1.12 cut) inside an
 // outline 1.29 by 1.35 edges: it was left a flat 1 at flatness 0.80.
-// What stands out still reaches every side of the face, so the convex
-// hull of it covers the face where the area does not.
+//
+// What stands out still reaches the face's far sides, so the convex hull
+// of it spans the face; but the hull also bridges what is not the die: a
+// face through the video's JPEG stands out as a blocky cross, whose hull
+// takes in the felt between its arms (flat ones of testdata/restcrops:
+// hull sides 1.13 to 1.15 against areas of 1.07). A pixel the hull takes
+// in can be the die's face that failed to stand out only where the empty
+// table there has the die's colour: anywhere else the face would have
+// stood out. So the face's area is taken as what stands out plus the
+// pixels within its hull whose empty table lies within restPrintLike of
+// the die's body colour (printFilled): 1.155 for seed 33 throw 1107's die,
+// and what it was (their areas) for the flat ones through JPEG.
 
-// hullSide is the square root of the area of the convex hull of a
-// component's pixels (each taken as a unit square), in pixels.
-func hullSide(c []int, w int) float64 {
+// restPrintLike is the largest channel difference from the die's body
+// colour (the median of what stands out) at which the empty table counts
+// as print of the die's colour: a red die differs from red print by 10 to
+// 40 levels (see restWeakDiff). On seed 33 throw 1107's die the filled
+// size was 1.121, 1.145, 1.155, 1.155 and 1.157 at 30, 40, 50, 60 and 80.
+const restPrintLike = 60
+
+// printFilled is the side of a face's area (pixels, not die edges) with
+// the print of its colour that its outline's convex hull bridges taken in
+// (see above): c is the component that stands out, fr and bg the frame
+// and empty-table patches it lies in.
+func printFilled(c []int, fr, bg bgrPatch) float64 {
 	if len(c) == 0 {
 		return 0
 	}
+	w := fr.w
+	// The body colour: each channel's median over what stands out.
+	ch := make([][]int, 3)
+	for k := range ch {
+		ch[k] = make([]int, len(c))
+	}
+	in := make(map[int]bool, len(c))
+	for i, p := range c {
+		in[p] = true
+		b, g, r := fr.at(p%w, p/w)
+		ch[0][i], ch[1][i], ch[2][i] = int(b), int(g), int(r)
+	}
+	var body [3]byte
+	for k := range ch {
+		sort.Ints(ch[k])
+		body[k] = byte(ch[k][len(ch[k])/2])
+	}
+	hull := hullOf(c, w)
+	x0, y0, x1, y1 := fr.w, fr.h, 0, 0
+	for _, p := range hull {
+		x0, y0 = min(x0, int(math.Floor(p[0]))), min(y0, int(math.Floor(p[1])))
+		x1, y1 = max(x1, int(math.Ceil(p[0]))), max(y1, int(math.Ceil(p[1])))
+	}
+	n := len(c)
+	for y := max(0, y0); y < min(fr.h, y1); y++ {
+		for x := max(0, x0); x < min(fr.w, x1); x++ {
+			if in[y*w+x] || !insideConvex(hull, float64(x)+0.5, float64(y)+0.5) {
+				continue
+			}
+			b, g, r := bg.at(x, y)
+			if max(absDiff(b, body[0]), absDiff(g, body[1]), absDiff(r, body[2])) < restPrintLike {
+				n++
+			}
+		}
+	}
+	return math.Sqrt(float64(n))
+}
+
+// hullOf is the convex hull of a component's pixels, each taken as a unit
+// square, as a closed polygon of its corners in order.
+func hullOf(c []int, w int) [][2]float64 {
 	// Each row's ends suffice: the hull of a row's pixels is spanned by
 	// its first and last.
 	y0, y1 := c[0]/w, c[0]/w
@@ -46,14 +106,6 @@ func hullSide(c []int, w int) float64 {
 		pts = append(pts, [2]float64{float64(lo[i]), y}, [2]float64{float64(lo[i]), y + 1},
 			[2]float64{float64(hi[i] + 1), y}, [2]float64{float64(hi[i] + 1), y + 1})
 	}
-	return math.Sqrt(hullArea(pts))
-}
-
-// hullArea is the area of the convex hull of pts (monotone chain).
-func hullArea(pts [][2]float64) float64 {
-	if len(pts) < 3 {
-		return 0
-	}
 	sort.Slice(pts, func(i, j int) bool {
 		if pts[i][0] != pts[j][0] {
 			return pts[i][0] < pts[j][0]
@@ -63,6 +115,7 @@ func hullArea(pts [][2]float64) float64 {
 	cross := func(o, a, b [2]float64) float64 {
 		return (a[0]-o[0])*(b[1]-o[1]) - (a[1]-o[1])*(b[0]-o[0])
 	}
+	// Andrew's monotone chain: the lower chain, then the upper.
 	hull := make([][2]float64, 0, 2*len(pts))
 	for _, p := range pts {
 		for len(hull) >= 2 && cross(hull[len(hull)-2], hull[len(hull)-1], p) <= 0 {
@@ -77,34 +130,33 @@ func hullArea(pts [][2]float64) float64 {
 		}
 		hull = append(hull, p)
 	}
-	hull = hull[:len(hull)-1]
-	var a float64
-	for i := range hull {
-		j := (i + 1) % len(hull)
-		a += hull[i][0]*hull[j][1] - hull[j][0]*hull[i][1]
-	}
-	return math.Abs(a) / 2
+	return hull[:len(hull)-1]
 }
 
-// restHullRim is how much a flat die's hull side (restDie.hull) exceeds
-// its area's, in die edges: the blurred rim and the outline's steps that
-// the hull bridges. Measured on the first-pass ones of seeds 1 to 3 and
-// 31 to 33 (2,000 throws each; DICEWATCH_SCENE_ONES): the median excess
-// over 3,016 flat ones was 0.049, and their hull sides ran from 0.93 to
-// 1.11 (a true size of 1.00).
-const restHullRim = 0.05
+// insideConvex reports whether (x, y) lies in the convex polygon h (either
+// winding), its boundary included.
+func insideConvex(h [][2]float64, x, y float64) bool {
+	pos, neg := false, false
+	for i := range h {
+		a, b := h[i], h[(i+1)%len(h)]
+		switch c := (b[0]-a[0])*(y-a[1]) - (b[1]-a[1])*(x-a[0]); {
+		case c > 0:
+			pos = true
+		case c < 0:
+			neg = true
+		}
+	}
+	return !(pos && neg)
+}
 
 // oneSize is the size ratio of a face (size: its area's) with a one's
-// hull taken in: a one read on the first pass whose hull, less its rim,
-// measures more than one die's top (restOneDieSize) is that large,
-// whatever its area says. Under that, the area's size stands, so a flat
-// one keeps the size it had.
+// print-filled area taken in (restDie.filled): a one read on the first
+// pass whose filled area measures more than one die's top
+// (restOneDieSize), and more than its area, is that large. Under that,
+// the area's size stands, so a flat one keeps the size it had.
 func (d restDie) oneSize(size float64) float64 {
-	if d.hull == 0 {
-		return size
-	}
-	if h := d.hull - restHullRim; h > restOneDieSize && h > size {
-		return h
+	if d.filled > restOneDieSize && d.filled > size {
+		return d.filled
 	}
 	return size
 }

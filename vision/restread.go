@@ -81,9 +81,10 @@ type restDie struct {
 	// out from the empty table just beyond its outline, joined to it
 	// only through shade (see sideMarks and restFlat).
 	sideMarks int
-	// hull: for a one read on the first pass, the side of the square of
-	// its outline's convex hull's area, in die edges (see hullSide).
-	hull float64
+	// filled: for a one read on the first pass, the side of its area
+	// with the print of its colour that its outline's hull bridges taken
+	// in, in die edges (see printFilled).
+	filled float64
 }
 
 // readRest finds and reads the dice in one region of a frame against the
@@ -134,7 +135,7 @@ func readRest(fr, bg bgrPatch, edge float64) []restDie {
 			d.cy += float64(fr.y0)
 			readPips(&d, fr, edge)
 			if d.value == 1 {
-				d.hull = hullSide(part, w) / edge
+				d.filled = printFilled(part, fr, bg) / edge
 			}
 			if d.value == 0 && (float64(d.area) < restPartialArea*dieArea ||
 				float64(d.area) <= restOneDieSize*restOneDieSize*dieArea && (d.flatness < DefaultMinFlatness || min(d.w, d.h) < restNarrowFace*edge || min(d.w, d.h) < restNarrowFace*max(d.w, d.h))) {
@@ -1461,7 +1462,8 @@ func (d restDie) toDetection(edge, minFlat float64) Detection {
 	// rectangle's sides would.
 	size := math.Sqrt(float64(d.area))
 	off := d.pipOffset(edge)
-	// A one's hull may say it is larger than its area does (see oneSize);
+	// A one's print-filled area may say it is larger than its area does
+	// (see oneSize);
 	// its flatness is judged by its area, as before.
 	r, px := d.oneSize(size/edge), size
 	if r != size/edge {
@@ -1471,7 +1473,7 @@ func (d restDie) toDetection(edge, minFlat float64) Detection {
 		Box: box, CX: d.cx, CY: d.cy, Value: d.value, Confidence: d.confidence,
 		Flat: restFlat(d, size/edge, off, minFlat), Flatness: d.flatness, SizeRatio: r, EdgePx: px,
 		pipOff: off, sideOut: d.sideOut, sideMarks: d.sideMarks, placed: d.placed,
-		regrown: d.regrown, pipScale: d.pipScale(edge), span: d.span, hull: d.hull,
+		regrown: d.regrown, pipScale: d.pipScale(edge), span: d.span, filled: d.filled,
 	}
 }
 
