@@ -42,32 +42,50 @@ func printFilled(c []int, fr, bg bgrPatch) float64 {
 		return 0
 	}
 	w := fr.w
-	// The body colour: each channel's median over what stands out.
-	ch := make([][]int, 3)
-	for k := range ch {
-		ch[k] = make([]int, len(c))
-	}
-	in := make(map[int]bool, len(c))
-	for i, p := range c {
-		in[p] = true
-		b, g, r := fr.at(p%w, p/w)
-		ch[0][i], ch[1][i], ch[2][i] = int(b), int(g), int(r)
-	}
-	var body [3]byte
-	for k := range ch {
-		sort.Ints(ch[k])
-		body[k] = byte(ch[k][len(ch[k])/2])
-	}
 	hull := hullOf(c, w)
 	x0, y0, x1, y1 := fr.w, fr.h, 0, 0
 	for _, p := range hull {
 		x0, y0 = min(x0, int(math.Floor(p[0]))), min(y0, int(math.Floor(p[1])))
 		x1, y1 = max(x1, int(math.Ceil(p[0]))), max(y1, int(math.Ceil(p[1])))
 	}
+	x0, y0, x1, y1 = max(0, x0), max(0, y0), min(fr.w, x1), min(fr.h, y1)
+	bw := x1 - x0
+	// The body colour: each channel's median over what stands out (by
+	// its histogram); in marks what stands out within the hull's box.
+	var hist [3][256]int
+	in := make([]bool, bw*(y1-y0))
+	for _, p := range c {
+		x, y := p%w, p/w
+		in[(y-y0)*bw+x-x0] = true
+		b, g, r := fr.at(x, y)
+		hist[0][b]++
+		hist[1][g]++
+		hist[2][r]++
+	}
+	var body [3]byte
+	for k := range hist {
+		for v, acc := 0, 0; v < 256; v++ {
+			if acc += hist[k][v]; 2*acc > len(c) {
+				body[k] = byte(v)
+				break
+			}
+		}
+	}
 	n := len(c)
-	for y := max(0, y0); y < min(fr.h, y1); y++ {
-		for x := max(0, x0); x < min(fr.w, x1); x++ {
-			if in[y*w+x] || !insideConvex(hull, float64(x)+0.5, float64(y)+0.5) {
+	for y := y0; y < y1; y++ {
+		// The hull's span along this row of pixel centres.
+		fy := float64(y) + 0.5
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for i := range hull {
+			a, b := hull[i], hull[(i+1)%len(hull)]
+			if (a[1]-fy)*(b[1]-fy) > 0 || a[1] == b[1] {
+				continue
+			}
+			x := a[0] + (b[0]-a[0])*(fy-a[1])/(b[1]-a[1])
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+		for x := x0; x < x1; x++ {
+			if fx := float64(x) + 0.5; in[(y-y0)*bw+x-x0] || fx < lo || fx > hi {
 				continue
 			}
 			b, g, r := bg.at(x, y)
@@ -131,22 +149,6 @@ func hullOf(c []int, w int) [][2]float64 {
 		hull = append(hull, p)
 	}
 	return hull[:len(hull)-1]
-}
-
-// insideConvex reports whether (x, y) lies in the convex polygon h (either
-// winding), its boundary included.
-func insideConvex(h [][2]float64, x, y float64) bool {
-	pos, neg := false, false
-	for i := range h {
-		a, b := h[i], h[(i+1)%len(h)]
-		switch c := (b[0]-a[0])*(y-a[1]) - (b[1]-a[1])*(x-a[0]); {
-		case c > 0:
-			pos = true
-		case c < 0:
-			neg = true
-		}
-	}
-	return !(pos && neg)
 }
 
 // oneSize is the size ratio of a face (size: its area's) with a one's
