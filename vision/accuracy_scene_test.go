@@ -359,6 +359,12 @@ func (rt *restTally) add(t *testing.T, frame, bg gocv.Mat, dieAt func(x, y float
 			t.Logf("size: throw %d die %d flat %v stacked %v truth size %.2f value %d read %d regrown %v placed %v spread %.4f size %.3f flatness %.2f",
 				th.Throw, tr.Die, tr.Flat, tr.OnDie != nil, tr.SizeRatio, g.value, d.Value, d.regrown, d.placed, d.pipScale, d.SizeRatio, d.Flatness)
 		}
+		// DICEWATCH_SCENE_ONES=1: every one read on the first pass, with
+		// its size and its print-filled size (restDie.filled).
+		if d.filled > 0 && os.Getenv("DICEWATCH_SCENE_ONES") != "" {
+			t.Logf("one: throw %d die %d flat %v stacked %v under %v truth size %.2f read flat %v flatness %.2f size %.3f filled %.3f placed %v style %s zone %s",
+				th.Throw, tr.Die, tr.Flat, tr.OnDie != nil, under[tr.Die], tr.SizeRatio, d.Flat, d.Flatness, d.SizeRatio, d.filled, d.placed, tr.Style, tr.Zone)
+		}
 		near := 9.0
 		if e := dieAt(d.CX, d.CY); e > 0 {
 			for j, o := range dets {

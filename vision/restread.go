@@ -81,6 +81,10 @@ type restDie struct {
 	// out from the empty table just beyond its outline, joined to it
 	// only through shade (see sideMarks and restFlat).
 	sideMarks int
+	// filled: for a one read on the first pass, the side of its area
+	// with the print of its colour that its outline's hull bridges taken
+	// in, in die edges (see printFilled).
+	filled float64
 }
 
 // readRest finds and reads the dice in one region of a frame against the
@@ -130,6 +134,9 @@ func readRest(fr, bg bgrPatch, edge float64) []restDie {
 			d.cx += float64(fr.x0)
 			d.cy += float64(fr.y0)
 			readPips(&d, fr, edge)
+			if d.value == 1 {
+				d.filled = printFilled(part, fr, bg) / edge
+			}
 			if d.value == 0 && (float64(d.area) < restPartialArea*dieArea ||
 				float64(d.area) <= restOneDieSize*restOneDieSize*dieArea && (d.flatness < DefaultMinFlatness || min(d.w, d.h) < restNarrowFace*edge || min(d.w, d.h) < restNarrowFace*max(d.w, d.h))) {
 				// Seen in part, or one die's area in an outline that is
@@ -1504,11 +1511,18 @@ func (d restDie) toDetection(edge, minFlat float64) Detection {
 	// rectangle's sides would.
 	size := math.Sqrt(float64(d.area))
 	off := d.pipOffset(edge)
+	// A one's print-filled area may say it is larger than its area does
+	// (see oneSize);
+	// its flatness is judged by its area, as before.
+	r, px := d.oneSize(size/edge), size
+	if r != size/edge {
+		px = r * edge
+	}
 	return Detection{
 		Box: box, CX: d.cx, CY: d.cy, Value: d.value, Confidence: d.confidence,
-		Flat: restFlat(d, size/edge, off, minFlat), Flatness: d.flatness, SizeRatio: size / edge, EdgePx: size,
+		Flat: restFlat(d, size/edge, off, minFlat), Flatness: d.flatness, SizeRatio: r, EdgePx: px,
 		pipOff: off, sideOut: d.sideOut, sideMarks: d.sideMarks, placed: d.placed,
-		regrown: d.regrown, pipScale: d.pipScale(edge), span: d.span,
+		regrown: d.regrown, pipScale: d.pipScale(edge), span: d.span, filled: d.filled,
 	}
 }
 

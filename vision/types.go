@@ -106,4 +106,7 @@ type Detection struct {
 	// span is, for a face the at-rest reader's first pass found, the
 	// longer side of its outline in die edges (see restDie.span).
 	span float64
+	// filled is, for a one the at-rest reader's first pass read, its
+	// print-filled size in die edges (see restDie.filled).
+	filled float64
 }
