@@ -62,3 +62,43 @@ func TestStalledRecorderIsReported(t *testing.T) {
 		t.Errorf("after the recorder took a frame again: OnStall calls %v; want the error then nil", calls)
 	}
 }
+
+// TestQueuedCommandDoesNotEndStall: the writer is stuck with its frame
+// queue full, but its command queue (64 deep, drained only between
+// writes) still has room, so Open and Close are queued. A command queued
+// says nothing of the writer: it must neither restart the 10 s count nor
+// clear a stall reported. Only a frame taken does.
+func TestQueuedCommandDoesNotEndStall(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	var calls []error
+	r, err := New(Config{Dir: t.TempDir(), Queue: 4, StallAfter: 5 * time.Second, Now: clock,
+		OnStall: func(err error) { calls = append(calls, err) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := Frame{JPEG: picture(t, 0), Width: 64, Height: 48}
+	for i := 0; i < 5; i++ { // 4 taken, the fifth refused: the count starts
+		f.AtMS = frameAt(i)
+		r.Frame(f)
+	}
+	advance(3 * time.Second)
+	if c := r.Open(frameAt(90)); c.File == "" {
+		t.Fatal("the command queue, with room, refused an Open")
+	}
+	advance(3 * time.Second)
+	r.Frame(f)
+	if len(calls) != 1 || calls[0] == nil {
+		t.Fatalf("6 s of refused frames with an Open queued in between: OnStall calls %v; want one error", calls)
+	}
+	advance(time.Second)
+	if c := r.Open(frameAt(120)); c.File == "" {
+		t.Fatal("the command queue, with room, refused an Open")
+	}
+	r.Frame(f)
+	if len(calls) != 1 {
+		t.Errorf("an Open queued while the writer is stuck: OnStall calls %v; want the one error, not cleared", calls)
+	}
+}

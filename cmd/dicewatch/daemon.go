@@ -365,7 +365,8 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 // stopRun ends a run whose goroutines have returned err (errEOF: the
 // recording ended): it gives the publisher time to deliver at the end of
 // a recording, stops it, then settles the records still held, and returns
-// the run's error (nil for errEOF). The held records are settled after
+// the run's error (nil for errEOF), or the publisher's where it stopped on
+// a journal error and the run's is nil or a cancel. The held records are settled after
 // the publisher has stopped: a command handled as it stops (its nonce
 // stored) has its result journalled, or held, by then.
 func stopRun(ctx context.Context, err error, tbl *table, pub publisher, lastSeq func() uint64,
@@ -379,13 +380,22 @@ func stopRun(ctx context.Context, err error, tbl *table, pub publisher, lastSeq 
 				log.Error("journalling the held records at the end of the recording", "err", rerr)
 			}
 		}
-		waitDelivered(ctx, pub, lastSeq, 30*time.Second, log)
+		// A publisher that has stopped (its result waiting in pubDone)
+		// will acknowledge nothing more: no use waiting for it.
+		waitDelivered(ctx, pub, lastSeq, func() bool { return len(pubDone) > 0 }, 30*time.Second, log)
 	}
 	if notifier != nil {
 		_ = notifier.Stopping()
 	}
 	stopPub()
 	if perr := <-pubDone; perr != nil && !errors.Is(perr, context.Canceled) {
+		if err == nil || errors.Is(err, context.Canceled) {
+			// The publisher stopped on a journal error as the run ended
+			// for another reason (the recording's end, a signal), before
+			// the watch on it saw it: not a clean stop either (exit
+			// status 1), whatever ended the run.
+			err = fmt.Errorf("publisher stopped: %w", perr)
+		}
 		log.Warn("publisher stopped", "err", perr)
 	}
 	stopHeld(tbl, log)
@@ -678,9 +688,12 @@ func readiness(ctx context.Context, tableID string, pub publisher, j *journal.Jo
 	}
 }
 
-func waitDelivered(ctx context.Context, pub publisher, lastSeq func() uint64, limit time.Duration, log *slog.Logger) {
+// waitDelivered waits, up to limit, until the publisher has had every
+// journalled record acknowledged; it gives up at once when ctx ends or
+// ended reports the publisher stopped.
+func waitDelivered(ctx context.Context, pub publisher, lastSeq func() uint64, ended func() bool, limit time.Duration, log *slog.Logger) {
 	deadline := time.Now().Add(limit)
-	for pub.Acked() < lastSeq() && time.Now().Before(deadline) && ctx.Err() == nil {
+	for pub.Acked() < lastSeq() && time.Now().Before(deadline) && ctx.Err() == nil && !ended() {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if pub.Acked() < lastSeq() {

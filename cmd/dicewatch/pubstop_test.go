@@ -160,6 +160,11 @@ func TestDaemonProcessExitsOneWhenPublisherStops(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
 		t.Fatalf("daemon exited with %v, want status 1; log (last 20 lines):\n%s", err, logTail(stderr.String(), 20))
 	}
+	// Status 1 for the publisher's stop, not for anything else that
+	// stops a start (a config or calibration the daemon refuses).
+	if !strings.Contains(stderr.String(), "publisher stopped") || !strings.Contains(stderr.String(), "corrupt") {
+		t.Errorf("status 1, but the log does not say the publisher stopped on the damaged record:\n%s", logTail(stderr.String(), 20))
+	}
 	if strings.Contains(stderr.String(), "msg=decision") {
 		t.Errorf("the daemon decided throws after its publisher stopped:\n%s", logTail(stderr.String(), 20))
 	}
