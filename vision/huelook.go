@@ -1,6 +1,9 @@
 package vision
 
-import "image"
+import (
+	"image"
+	"math"
+)
 
 // hueLook reads flat dice the first look held for "no layout fits the
 // pips" (blobs found, no layout fitting them) on the two hue pip maps:
@@ -26,17 +29,40 @@ func (r *Reader) hueLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 	if len(r.unreadReads) == 0 || hueLookOff || r.knownSize() {
 		return
 	}
+	med, medOK := readEdgeMedian(dets)
+	off := math.NaN()
 	for i := range dets {
 		d := &dets[i]
 		ur, found := r.unreadReads[[2]float64{d.CX, d.CY}]
 		if !found || !d.laterMay() || !d.Flat || ur.shrunk || ur.fv.c.weak || ur.fv.lv != 0 || ur.fv.blobs == 0 {
 			continue
 		}
-		v := r.face.hueValue(fr, ur.fv.c)
+		fv := ur.fv
+		v := r.face.hueValue(fr, fv.c)
+		if v == 0 && hueSpots && medOK {
+			face := r.unreadFaces[[2]float64{d.CX, d.CY}][0]
+			fe := (face.w + face.h) / 2
+			if !(fe >= spotSizeLo*med && fe <= spotSizeHi*med) {
+				continue
+			}
+			if math.IsNaN(off) {
+				if off = r.frameOffMedian(dets); math.IsNaN(off) {
+					off = 0
+				}
+			}
+			pitch := off * fe / med
+			if pitch <= 0 {
+				pitch = 0.28 * fe
+			}
+			c := face
+			c.w, c.h, c.edge = fe, fe, fe
+			if v = hueSpotVote(r.face.spotMaps(fr, c, pitch)); v != 0 {
+				fv.c = c
+			}
+		}
 		if v == 0 {
 			continue
 		}
-		fv := ur.fv
 		fv.value, fv.conf = v, sepConf
 		if r.giveLater(fr, d, fv, roi) && hueTrace != nil {
 			hueTrace(d, fv)
@@ -71,6 +97,33 @@ func (s *faceScratch) hueValue(fr bgrImage, c candidate) int {
 	}
 	return v
 }
+
+// hueSpotVote decides a value from spotMaps' reads for hueLook: both
+// hue maps (hue and redness) read it clearly (as spotVote counts a vote),
+// 3 or more; a brightness map that reads another value clearly reads a
+// face whose pips it holds (a pip faint on that map; pipSubset); and the
+// template cue reads it on one of the maps (spotTemplateAgrees). 0: none.
+func hueSpotVote(rs [5]spotRead) int {
+	clear := func(sr spotRead) bool {
+		return sr.value > 0 && sr.clear() >= spotLead && sr.margin-max(sr.next, 0) >= spotAbsMin
+	}
+	v := rs[1].value
+	if v < 3 || !clear(rs[1]) || !clear(rs[2]) || rs[2].value != v {
+		return 0
+	}
+	for i, sr := range rs {
+		if spotMapKind[i] == 0 && clear(sr) && sr.value != v && !pipSubset(sr.value, v) {
+			return 0
+		}
+	}
+	if !spotTemplateAgrees(rs, v) {
+		return 0
+	}
+	return v
+}
+
+// hueSpots: hueLook also reads the lattice spots (hueSpotVote).
+var hueSpots = true
 
 // hueLayoutMin is the least layout fit hueValue takes on a map.
 const hueLayoutMin = 0.5
