@@ -14,14 +14,14 @@ import (
 
 // TestHueLookDiag lists, for every matched byler_d6 die the first look
 // held for "no layout" (read with the fold nets, as TestAccuracyPhotos),
-// the cues on its hue map, each hue and brightness map's separated
-// maxima's layout (at sepLook's blur and a wider one) and template, and
-// what hueLook gave (DICEWATCH_HUE_PNG, a folder: the patch and its
-// maps as pictures). A
+// what hueLook gave and the value read, the first look's cues on the hue
+// map, and on the hue, redness and colour distance maps the separated
+// maxima's layout (at sepLook's blur and a wider one) and the template
+// (DICEWATCH_HUE_PNG, a folder: the patch and its maps as pictures). A
 // tuning tool: skipped without DICEWATCH_HUE_DIAG (a file).
 func TestHueLookDiag(t *testing.T) {
 	f := diagFile(t, "DICEWATCH_HUE_DIAG")
-	fmt.Fprintln(f, "image\tidx\thalf\ttruth\tgiven\tconf\thueMap\tvalue\tconf\tlv\ttmpl\tblobs\tls\tncc\tsq\tjunk\tbody")
+	fmt.Fprintln(f, "image\tidx\thalf\ttruth\tgiven/read\tconf\tvalue\tconf\tlv\ttmpl\tblobs\tls\tncc\tsq\tjunk\tsepHue\tsepRed\tsepColour")
 	ps := loadPhotoSet(t, "byler_d6")
 	r := NewReader(ReaderOptions{})
 	defer r.Close()
@@ -44,20 +44,16 @@ func TestHueLookDiag(t *testing.T) {
 				gs = fmt.Sprint(gv.value)
 			}
 			s := &r.face
-			s.sample(fr, ur.fv.c)
-			hm := true
-			s.pipChromaMap()
 			if dir := os.Getenv("DICEWATCH_HUE_PNG"); dir != "" {
 				hueDiagPNG(t, s, fr, ur.fv.c, filepath.Join(dir, fmt.Sprintf("%s_%d_t%d.png", name[:len(name)-4], p[0], g.value)))
-				s.sample(fr, ur.fv.c)
-				hm = true
 			}
-			var fv faceValue
-			if hm {
-				fv = s.cues(ur.fv.c)
-			}
-			// Per hue map: the separated maxima's layout and count, and
-			// the template's value.
+			s.sample(fr, ur.fv.c)
+			s.pipChromaMap()
+			fv := s.cues(ur.fv.c)
+			// Per map (hue, redness, colour distance): the separated
+			// maxima's layout, their count and the layout's fit, at
+			// sepLook's blur and a wider one, and the template's value,
+			// best correlation and the next value's.
 			mp := ""
 			for k := 0; k < 3; k++ {
 				s.sample(fr, ur.fv.c)
@@ -76,6 +72,7 @@ func TestHueLookDiag(t *testing.T) {
 				}
 				lv, ls, n := s.sepLayout(ur.fv.c, sepSigma, sepRel, sepNMS)
 				lvb, lsb, nb := s.sepLayout(ur.fv.c, 1.6, 0.3, sepNMS)
+				s.blobs()
 				var tr spotRead
 				tr.setTemplate(s.templateCue())
 				mp += fmt.Sprintf("\t%d/%d:%.2f %d/%d:%.2f t%d:%.2f-%.2f", lv, n, ls, lvb, nb, lsb, tr.tv, tr.tBest, tr.tNext)
@@ -84,14 +81,15 @@ func TestHueLookDiag(t *testing.T) {
 			if i%2 == 1 {
 				half = "odd"
 			}
-			fmt.Fprintf(f, "%s\t%d\t%s\t%d\t%s/%d\t%.2f\t%v\t%d\t%.2f\t%d\t%d\t%d\t%.2f\t%.2f\t%v\t%v\t%.0f%s\n",
-				name, p[0], half, g.value, gs, d.Value, d.Confidence, hm, fv.value, fv.conf, fv.lv, fv.tmpl, fv.blobs, fv.lscore, fv.nccScore, fv.sq, fv.junk, s.med, mp)
+			fmt.Fprintf(f, "%s\t%d\t%s\t%d\t%s/%d\t%.2f\t%d\t%.2f\t%d\t%d\t%d\t%.2f\t%.2f\t%v\t%v%s\n",
+				name, p[0], half, g.value, gs, d.Value, d.Confidence, fv.value, fv.conf, fv.lv, fv.tmpl, fv.blobs, fv.lscore, fv.nccScore, fv.sq, fv.junk, mp)
 		}
 	})
 }
 
 // hueDiagPNG writes c's patch beside its colour distance, hue, redness
-// and hue-ray maps, each 6 times larger.
+// and darkness maps (blank where one does not apply), each 6 times
+// larger, each scaled to its own maximum.
 func hueDiagPNG(t *testing.T, s *faceScratch, fr bgrImage, c candidate, path string) {
 	const k = 6
 	im := image.NewRGBA(image.Rect(0, 0, 5*faceN*k, faceN*k))
