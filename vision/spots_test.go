@@ -112,6 +112,10 @@ func TestSpotLookByler(t *testing.T) {
 	// dice are the spot look's to read.
 	defer func(on bool) { clusterLook = on }(clusterLook)
 	clusterLook = false
+	// hueLook, after it, reads two of them when it is off (right): it is
+	// left out too.
+	defer func() { hueLookOff = false }()
+	hueLookOff = true
 	names := []string{"IMG_20191208_111548.jpg", "IMG_20191208_112926.jpg", "IMG_20191209_095405.jpg", "IMG_20191209_095906.jpg"}
 	count := func(off bool) (right, wrong int) {
 		spotLookOff = off
