@@ -213,14 +213,20 @@ func (ps *pose) project(q [3]float64) (Point, bool) {
 // off vertical but no direction in the picture, ViewMeasured), a pixel
 // the lens model does not reach, or a top behind the camera.
 func (c *Calibration) VerticalPx(p Point, mm float64) Point {
+	d, _ := c.vertical(p, mm)
+	return d
+}
+
+// vertical is VerticalPx, and the undistorted pixel of p (NaN with it).
+func (c *Calibration) vertical(p Point, mm float64) (Point, Point) {
 	nan := Point{math.NaN(), math.NaN()}
 	v := c.viewOf()
 	if (v.info.Source != ViewFocal && v.info.Source != ViewEstimated) || !v.ext.ok {
-		return nan
+		return nan, nan
 	}
 	q, ok := c.Lens.undistortOK(p)
 	if !ok {
-		return nan
+		return nan, nan
 	}
 	t := apply(c.Homography, q)
 	e := &v.ext
@@ -230,10 +236,10 @@ func (c *Calibration) VerticalPx(p Point, mm float64) Point {
 	}
 	u, ok := v.pose.project(top)
 	if !ok {
-		return nan
+		return nan, nan
 	}
 	u = c.Lens.distort(u)
-	return Point{u.X - p.X, u.Y - p.Y}
+	return Point{u.X - p.X, u.Y - p.Y}, q
 }
 
 // ViewUp is the picture of a die's vertical edge at image pixel p, the
@@ -249,12 +255,12 @@ func (c *Calibration) ViewUp(p Point) Point {
 	if !(h > 0) {
 		h = 1
 	}
-	d := c.VerticalPx(p, h)
-	t := c.ViewTiltDeg(p)
+	d, q := c.vertical(p, h)
 	l := math.Hypot(d.X, d.Y)
-	if math.IsNaN(l) || math.IsNaN(t) {
+	if math.IsNaN(l) {
 		return Point{math.NaN(), math.NaN()}
 	}
+	t := c.viewOf().pose.tiltDeg(q) // ViewTiltDeg(p), p undistorted once
 	if l == 0 {
 		return Point{}
 	}

@@ -297,3 +297,17 @@ func TestViewUpFiles(t *testing.T) {
 		t.Error("no file gives a pose")
 	}
 }
+
+// BenchmarkViewUp: one ViewUp, as the reader asks it for a read die.
+func BenchmarkViewUp(b *testing.B) {
+	c, err := Load(filepath.Join("..", "testdata", "calibration", "valid-lens-warning.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var s float64
+	for i := 0; i < b.N; i++ {
+		u := c.ViewUp(Point{X: float64(100 + i%500), Y: 300})
+		s += u.X
+	}
+	_ = s
+}
