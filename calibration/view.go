@@ -148,6 +148,124 @@ type view struct {
 	info  ViewInfo
 	fixed float64 // ViewMeasured's angle
 	pose  pose
+	// ext places the table in the camera's frame, for the pose's views
+	// (ViewFocal, ViewEstimated): see extrinsics.
+	ext extrinsics
+}
+
+// extrinsics are a pose's table in the camera's frame, in mm: the table
+// point (X, Y) is at X*r1 + Y*r2 + t, and up is the table's normal on
+// the camera's side.
+type extrinsics struct {
+	ok        bool
+	r1, r2, t [3]float64
+	up        [3]float64
+}
+
+// extrinsicsOf recovers the table's place in the camera's frame from the
+// table-to-image homography hi and the pose ps (intrinsics and normal):
+// K^-1 hi is [r1 r2 t] up to one scale, which is the table's axes'
+// length (their geometric mean, as a homography that is not quite a
+// pinhole's makes them differ a little), and up to sign, which puts the
+// table point seen (table mm, a point the picture sees) in front of the
+// camera.
+func extrinsicsOf(hi [9]float64, ps pose, seen Point) extrinsics {
+	var m [3][3]float64 // columns of K^-1 hi
+	for j := 0; j < 3; j++ {
+		g := [3]float64{hi[j], hi[3+j], hi[6+j]}
+		m[j] = [3]float64{(g[0] - ps.cx*g[2]) / ps.fx, (g[1] - ps.cy*g[2]) / ps.fy, g[2]}
+	}
+	norm := func(a [3]float64) float64 { return math.Sqrt(a[0]*a[0] + a[1]*a[1] + a[2]*a[2]) }
+	l := math.Sqrt(norm(m[0]) * norm(m[1]))
+	if !(l > 0) || math.IsInf(l, 0) {
+		return extrinsics{}
+	}
+	if seen.X*m[0][2]+seen.Y*m[1][2]+m[2][2] < 0 {
+		l = -l // the point seen behind the camera: the other sign
+	}
+	var e extrinsics
+	for k := 0; k < 3; k++ {
+		e.r1[k], e.r2[k], e.t[k] = m[0][k]/l, m[1][k]/l, m[2][k]/l
+	}
+	// The camera (the origin) is above the table: on the side up points to.
+	e.up = ps.n
+	if e.up[0]*e.t[0]+e.up[1]*e.t[1]+e.up[2]*e.t[2] > 0 {
+		e.up = [3]float64{-e.up[0], -e.up[1], -e.up[2]}
+	}
+	e.ok = !math.IsNaN(e.t[0] + e.t[1] + e.t[2] + e.up[0] + e.up[1] + e.up[2])
+	return e
+}
+
+// project is the undistorted pixel of camera-frame point q (ok false
+// when q is not in front of the camera).
+func (ps *pose) project(q [3]float64) (Point, bool) {
+	if !(q[2] > 0) {
+		return Point{}, false
+	}
+	return Point{ps.cx + ps.fx*q[0]/q[2], ps.cy + ps.fy*q[1]/q[2]}, true
+}
+
+// VerticalPx is the picture of a vertical segment mm millimetres tall
+// standing on the table where image pixel p sees it: the image vector, in
+// pixels, from its foot (p) to its top, through the calibration's pose
+// and its lens model. It is NaN where the view is not known: no pose
+// (ViewUnknown), a measured tilt (camera.view_tilt_deg gives an angle
+// off vertical but no direction in the picture, ViewMeasured), a pixel
+// the lens model does not reach, or a top behind the camera.
+func (c *Calibration) VerticalPx(p Point, mm float64) Point {
+	d, _ := c.vertical(p, mm)
+	return d
+}
+
+// vertical is VerticalPx, and the undistorted pixel of p (NaN with it).
+func (c *Calibration) vertical(p Point, mm float64) (Point, Point) {
+	nan := Point{math.NaN(), math.NaN()}
+	v := c.viewOf()
+	if (v.info.Source != ViewFocal && v.info.Source != ViewEstimated) || !v.ext.ok {
+		return nan, nan
+	}
+	q, ok := c.Lens.undistortOK(p)
+	if !ok {
+		return nan, nan
+	}
+	t := apply(c.Homography, q)
+	e := &v.ext
+	var top [3]float64
+	for k := 0; k < 3; k++ {
+		top[k] = t.X*e.r1[k] + t.Y*e.r2[k] + e.t[k] + mm*e.up[k]
+	}
+	u, ok := v.pose.project(top)
+	if !ok {
+		return nan, nan
+	}
+	u = c.Lens.distort(u)
+	return Point{u.X - p.X, u.Y - p.Y}, q
+}
+
+// ViewUp is the picture of a die's vertical edge at image pixel p, the
+// function vision.ReaderOptions.ViewUp takes: the direction, in the
+// picture, of a die's edge standing on the table there (VerticalPx of
+// the die's edge, from its foot to its top), with length the sine of the
+// view's angle off vertical there (ViewTiltDeg): 0 straight down, and
+// in die edges the picture's shortening of that edge against one lying
+// across the line of sight. NaN where VerticalPx is (a measured tilt
+// gives none: it has no direction).
+func (c *Calibration) ViewUp(p Point) Point {
+	h := c.Die.EdgeMM
+	if !(h > 0) {
+		h = 1
+	}
+	d, q := c.vertical(p, h)
+	l := math.Hypot(d.X, d.Y)
+	if math.IsNaN(l) {
+		return Point{math.NaN(), math.NaN()}
+	}
+	t := c.viewOf().pose.tiltDeg(q) // ViewTiltDeg(p), p undistorted once
+	if l == 0 {
+		return Point{}
+	}
+	s := math.Sin(t * math.Pi / 180)
+	return Point{d.X / l * s, d.Y / l * s}
 }
 
 // ViewTiltDeg is the angle, in degrees, between the camera's line of
@@ -241,6 +359,7 @@ func (c *Calibration) prepareView() {
 		v.info = c.describe(ps, ViewFocal)
 		v.info.Misfit = tr.ratio()
 		v.pose = ps
+		v.ext = extrinsicsOf(hi, ps, c.centreOnTable())
 		c.checkPlausible(v)
 		return
 	}
@@ -264,6 +383,7 @@ func (c *Calibration) prepareView() {
 	v.info.SpreadDeg = tr.spread
 	v.info.Misfit = tr.ratio()
 	v.pose = ps
+	v.ext = extrinsicsOf(hi, ps, c.centreOnTable())
 	c.checkPlausible(v)
 }
 
@@ -282,6 +402,11 @@ func (c *Calibration) checkPlausible(v *view) {
 	if v.info.CentreDeg > MaxViewTiltDeg {
 		v.info = ViewInfo{Reason: fmt.Sprintf("the pose sees the image centre %.0f deg off vertical (plausible: up to %d)", v.info.CentreDeg, MaxViewTiltDeg)}
 	}
+}
+
+// centreOnTable is the table point (mm) the image centre sees.
+func (c *Calibration) centreOnTable() Point {
+	return apply(c.Homography, c.Lens.undistort(Point{float64(c.Camera.Width) / 2, float64(c.Camera.Height) / 2}))
 }
 
 func (c *Calibration) long() float64 { return float64(max(c.Camera.Width, c.Camera.Height)) }

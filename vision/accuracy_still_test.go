@@ -30,7 +30,8 @@ import (
 // DICEWATCH_STILL_EDGE=local gives the calibrated read the die edge at
 // each place of the picture, DICEWATCH_STILL_VIEW=tilt the camera's tilt
 // and the picture of a die's vertical edge (ReaderOptions.ViewTiltDeg and
-// ViewUp; see evalStills).
+// ViewUp; see evalStills), DICEWATCH_STILL_VIEW=cal or pinhole the view a
+// table calibration of the still's camera gives (stillcal_test.go).
 //
 // It prints the time spent generating the stills and the mean read time
 // of each mode.
@@ -510,6 +511,9 @@ func evalStills(t *testing.T, n int) map[string]*stillTally {
 	// stills draw every die through the one camera rotation, so the
 	// tilt is the same at every place.
 	viewTilt := os.Getenv("DICEWATCH_STILL_VIEW") == "tilt"
+	// DICEWATCH_STILL_VIEW=cal (or pinhole): the view from a table
+	// calibration of the still's camera instead (stillcal_test.go).
+	calView := newStillCalView(t)
 	sl := openSureLog(t)
 	for _, m := range modes {
 		out[m.name] = newStillTally()
@@ -545,6 +549,9 @@ func evalStills(t *testing.T, n int) map[string]*stillTally {
 					cal.opts.ViewTiltDeg = func(x, y float64) float64 { return tilt }
 					cal.opts.ViewUp = stillViewUp(tr)
 				}
+				if calView != nil {
+					cal.opts.ViewTiltDeg, cal.opts.ViewUp = calView.views(tr)
+				}
 				r = cal
 			}
 			t1 := time.Now()
@@ -575,6 +582,9 @@ func evalStills(t *testing.T, n int) map[string]*stillTally {
 		img.Close()
 	}
 	t.Logf("generated %d stills in %.1f s (%.1f ms each)", n, genTime.Seconds(), float64(genTime.Milliseconds())/float64(n))
+	if calView != nil {
+		t.Log(calView.report())
+	}
 	return out
 }
 

@@ -147,17 +147,8 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 		},
 	})
 	defer mt.Close()
-	// The camera's view of the table, as the calibration (reloaded or
-	// not) gives it: NaN where it is not known, which the reader takes
-	// as no view (see calibration.View). The reader reads at rest only
-	// without an empty-table background (readAtRestRuled), and bg is
-	// the first frame before any read: today the at-rest reader, which
-	// has no cocked nets to cut, reads every throw.
-	viewAt := func(x, y float64) float64 {
-		return calNow().ViewTiltDeg(calibration.Point{X: x, Y: y})
-	}
 	log.Info("camera view", "view", cal.View().String())
-	rd := NewReader(ReaderOptions{ExpectedEdgePx: dieAt, ViewTiltDeg: viewAt})
+	rd := NewReader(calibratedOptions(calNow, dieAt))
 	defer rd.Close()
 	frame := gocv.NewMat()
 	defer frame.Close()
@@ -500,4 +491,27 @@ func snapshot(frame gocv.Mat, dets []Detection) []byte {
 	}
 	defer buf.Close()
 	return append([]byte(nil), buf.GetBytes()...)
+}
+
+// calibratedOptions are the options of the daemon's still-photo reader:
+// the die edge at each place (dieAt) and the camera's view of the table,
+// its angle off vertical (ViewTiltDeg) and the picture of a die's
+// vertical edge (ViewUp), as the calibration calNow gives now (reloaded
+// or not): NaN where it is not known, which the reader takes as no view
+// there (see calibration.View; a measured camera.view_tilt_deg gives the
+// angle but no vertical). The reader reads at rest only without an
+// empty-table background (readAtRestRuled), and bg is the first frame
+// before any read: today the at-rest reader, which has no cocked nets to
+// cut, reads every throw.
+func calibratedOptions(calNow func() *calibration.Calibration, dieAt func(x, y float64) float64) ReaderOptions {
+	return ReaderOptions{
+		ExpectedEdgePx: dieAt,
+		ViewTiltDeg: func(x, y float64) float64 {
+			return calNow().ViewTiltDeg(calibration.Point{X: x, Y: y})
+		},
+		ViewUp: func(x, y float64) [2]float64 {
+			u := calNow().ViewUp(calibration.Point{X: x, Y: y})
+			return [2]float64{u.X, u.Y}
+		},
+	}
 }
