@@ -194,3 +194,50 @@ func relativeSize(dets []Detection) {
 func hasReach(d *Detection) bool {
 	return d.Value >= 2 && d.latReach > 0
 }
+
+// footprintBias is detect's footprint (Detection.footRatio) over the
+// true size of a die on the table: the median footprint ratio of the
+// clean flat dice given a value of two pips or more on the generated
+// stills 0..999 (tuning), read calibrated with the edge at each place
+// (TestStackUnreadDiag; 492 dice, median 1.265). The footprint takes in
+// the die's blurred outline and its shadow's darkest part.
+const footprintBias = 1.265
+
+// unreadSizeTrace, when set (tests), sees each die unreadSizes
+// re-measures, with the size ratio it had before.
+var unreadSizeTrace func(d *Detection, before float64)
+
+// unreadSizes sets the size ratio of each die left unread, and not sized
+// by its pips, to its footprint over the expected edge with the
+// footprint's bias taken out (footprintBias). Such a die had its face
+// rectangle's ratio (sizeEvidence), which the face reader fits to what
+// it found of a face it could not read: on the generated stills 0..999
+// (calibrated, the edge at each place) it put 27 of 50 clean unread dice
+// past the stacked cut and 25 of 32 stacked ones truly past it, about
+// half of each; the footprint puts 9 and 29 there. A die stacked on
+// another and left unread is mostly one whose region takes in the lower
+// die's rim beside it (stacked unread dice's footprints 1.64 expected
+// edges at the median, clean ones 1.31). The value is not touched:
+// these dice are unreadable, a no roll whatever their size, so only the
+// reason given moves. It runs after the looks that take the size ratio
+// as an input (the cocked net, the doubt cap), and only with a known
+// size (the footprint is measured against the expected edge there).
+func (r *Reader) unreadSizes(dets []Detection) {
+	if unreadSizesOff || r.opts.ExpectedEdgePx == nil && r.opts.DiePx <= 0 {
+		return
+	}
+	for i := range dets {
+		d := &dets[i]
+		if d.Value != 0 || d.footRatio <= 0 || r.pipRatio(*d, r.expectedAt(d.CX, d.CY)) > 0 {
+			continue
+		}
+		s := d.footRatio / footprintBias
+		if unreadSizeTrace != nil {
+			unreadSizeTrace(d, d.SizeRatio)
+		}
+		d.SizeRatio = s
+	}
+}
+
+// unreadSizesOff turns unreadSizes off (tests: the size ratio as before).
+var unreadSizesOff bool
