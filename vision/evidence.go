@@ -209,19 +209,22 @@ var unreadSizeTrace func(d *Detection, before float64)
 
 // unreadSizes sets the size ratio of each die left unread, and not sized
 // by its pips, to its footprint over the expected edge with the
-// footprint's bias taken out (footprintBias). Such a die had its face
-// rectangle's ratio (sizeEvidence), which the face reader fits to what
-// it found of a face it could not read: on the generated stills 0..999
-// (calibrated, the edge at each place) it put 27 of 50 clean unread dice
-// past the stacked cut and 25 of 32 stacked ones truly past it, about
-// half of each; the footprint puts 9 and 29 there. A die stacked on
-// another and left unread is mostly one whose region takes in the lower
-// die's rim beside it (stacked unread dice's footprints 1.64 expected
-// edges at the median, clean ones 1.31). The value is not touched:
-// these dice are unreadable, a no roll whatever their size, so only the
-// reason given moves. It runs after the looks that take the size ratio
-// as an input (the cocked net, the doubt cap), and only with a known
-// size (the footprint is measured against the expected edge there).
+// footprint's bias taken out (footprintBias). Such a die had the ratio
+// of the face rectangle the face reader fitted to a face it could not
+// read (sizeEvidence), which carries little size: on the generated
+// stills 0..1999 (calibrated, the edge at each place; TestStackCauseDiag)
+// it put 225 of 450 clean unread dice past the stacked cut and 28 of 58
+// stacked ones truly past it. The footprint separates them better
+// (TestStackUnreadDiag, 0..999: footprints 1.31 expected edges at the
+// median for clean unread dice, 1.43 for stacked ones truly past the
+// cut, whose regions take in the lower die's rim): over 0..1999 the
+// clean dice put past the cut 298 -> 162 of 4751 and the stacked dice
+// truly past it caught 484 -> 491 of 532 (TestUnreadSizesStills). The
+// value is not touched: these dice are unreadable, a no roll whatever
+// their size, so only the reason given moves. It runs after the looks
+// that take the size ratio as an input (the cocked net, the doubt cap),
+// and only with a known size (the footprint is measured against the
+// expected edge there).
 func (r *Reader) unreadSizes(dets []Detection) {
 	if unreadSizesOff || r.opts.ExpectedEdgePx == nil && r.opts.DiePx <= 0 {
 		return
