@@ -219,7 +219,9 @@ var unreadSizeTrace func(d *Detection, before float64)
 // median for clean unread dice, 1.43 for stacked ones truly past the
 // cut, whose regions take in the lower die's rim): over 0..1999 the
 // clean dice put past the cut 298 -> 162 of 4751 and the stacked dice
-// truly past it caught 484 -> 491 of 532 (TestUnreadSizesStills). The
+// truly past it caught 484 -> 491 of 532 (TestUnreadSizesStills; held
+// out, 2000..3999: 331 -> 196 of 4647 and 493 -> 490 of 544;
+// 30000..31999: 328 -> 185 of 4863 and 495 -> 502 of 552). The
 // value is not touched: these dice are unreadable, a no roll whatever
 // their size, so only the reason given moves. It runs after the looks
 // that take the size ratio as an input (the cocked net, the doubt cap),
