@@ -615,7 +615,6 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 	r.cockLook(fr, out, roi.Min)
 	r.doubtCap(fr, out)
 	r.pipSizes(out)
-	r.unreadSizes(out)
 	openLook(out)
 	softLook(out)
 	unfoundLook(out)
@@ -658,9 +657,6 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		SizeRatio: c.sizeRatio,
 	}
 	d.Flat = d.Flatness >= r.opts.MinFlatness
-	if !pipsOnly && !c.weak {
-		d.footRatio = c.sizeRatio
-	}
 	fv := r.face.read(fr, c)
 	// A face much smaller than the region found for it: the region
 	// held more than this face (a neighbour, a shadow, side faces),

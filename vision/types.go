@@ -36,12 +36,6 @@ type Detection struct {
 	// across the turn). Zero when no value was read or the value has a
 	// single pip.
 	latReach float64
-	// footRatio is the region's size over the expected edge where the
-	// face was read (detect's footprint, which takes in the die's
-	// blurred outline, its shadow's darkest part and, for a die on a
-	// die, the lower die's rim): zero when the candidate was not one of
-	// detect's regions (found by its pips alone). See unreadSizes.
-	footRatio float64
 	// reachValue is the value whose layout latReach measures (a later
 	// look may give the die another value, or none, and keep the reach).
 	reachValue int
