@@ -156,3 +156,44 @@ func TestRedNetAgreeRead(t *testing.T) {
 		t.Logf("%s: %d read dice with a face rectangle; the cues agree on %d, %d of them not the label", set, n, agree, wrong)
 	}
 }
+
+// TestShrunkRedLookNotWithKnownSize: shrunkRedLook was measured without a
+// known die size only, so with one (ReaderOptions.DiePx, as the daemon and
+// the calibrated stills read) it gives nothing. The four byler images of
+// TestShrunkRedLook are read with their dice's median edge as the known
+// size; with the knownSize test removed from shrunkRedLook the look gives
+// values on them, so this test fails without it.
+func TestShrunkRedLookNotWithKnownSize(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads byler photos")
+	}
+	ps := loadPhotoSet(t, "byler_d6")
+	plain := NewReader(ReaderOptions{})
+	defer plain.Close()
+	netOf := heldOutNets(t, ps.name, plain)
+	if netOf == nil {
+		t.Skip("no face net")
+	}
+	given := 0
+	defer func() { shrunkRedTrace = nil }()
+	shrunkRedTrace = func(*Detection, spotRead) { given++ }
+	for _, name := range []string{"IMG_20191208_111803.jpg", "IMG_20191208_112455.jpg", "IMG_20191209_095359.jpg"} {
+		plain.net = netOf[name]
+		was := given
+		med, ok := readEdgeMedian(readPhoto(t, plain, ps, name))
+		if !ok {
+			t.Fatalf("%s: no die edge read", name)
+		}
+		if given == was {
+			t.Errorf("%s: shrunkRedLook gave nothing without a known size: the image no longer shows the case", name)
+		}
+		r := NewReader(ReaderOptions{DiePx: med})
+		r.net = netOf[name]
+		was = given
+		readPhoto(t, r, ps, name)
+		r.Close()
+		if given != was {
+			t.Errorf("%s: shrunkRedLook gave %d values with a known die edge (%.1f px)", name, given-was, med)
+		}
+	}
+}
