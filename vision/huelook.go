@@ -40,22 +40,12 @@ func (r *Reader) hueLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 		fv := ur.fv
 		v := r.face.hueValue(fr, fv.c)
 		if v == 0 && hueSpots && medOK {
-			face := r.unreadFaces[[2]float64{d.CX, d.CY}][0]
-			fe := (face.w + face.h) / 2
+			c := r.unreadFaces[[2]float64{d.CX, d.CY}][0].square()
+			fe := c.edge
 			if !(fe >= spotSizeLo*med && fe <= spotSizeHi*med) {
 				continue
 			}
-			if math.IsNaN(off) {
-				if off = r.frameOffMedian(dets); math.IsNaN(off) {
-					off = 0
-				}
-			}
-			pitch := off * fe / med
-			if pitch <= 0 {
-				pitch = 0.28 * fe
-			}
-			c := face
-			c.w, c.h, c.edge = fe, fe, fe
+			pitch := r.latticePitch(dets, fe, med, &off)
 			if v = hueSpotVote(r.face.spotMaps(fr, c, pitch)); v != 0 {
 				fv.c = c
 			}

@@ -47,22 +47,12 @@ func (r *Reader) shrunkRedLook(fr bgrImage, dets []Detection, roi image.Rectangl
 		}
 		// cs[0] is the face the first read settled on (ur.fv.c).
 		face := cs[0]
-		fe := (face.w + face.h) / 2
-		if math.IsNaN(off) {
-			if off = r.frameOffMedian(dets); math.IsNaN(off) {
-				off = 0
-			}
-		}
-		pitch := off * fe / med
-		if pitch <= 0 {
-			pitch = 0.28 * fe
-		}
+		c := face.square()
+		pitch := r.latticePitch(dets, c.edge, med, &off)
 		sr, ok := r.redSpotsNetAgree(fr, face, pitch)
 		if !ok {
 			continue
 		}
-		c := face
-		c.w, c.h, c.edge = fe, fe, fe
 		fv := faceValue{value: sr.value, conf: netConf, c: c, tmpl: sr.value}
 		if r.giveLater(fr, d, fv, roi) && shrunkRedTrace != nil {
 			shrunkRedTrace(d, sr)
@@ -78,9 +68,7 @@ func (r *Reader) shrunkRedLook(fr bgrImage, dets []Detection, roi image.Rectangl
 // the net reads too (most likely, its reject output under netMaxReject).
 func (r *Reader) redSpotsNetAgree(fr bgrImage, face candidate, pitch float64) (spotRead, bool) {
 	s := &r.face
-	c := face
-	fe := (face.w + face.h) / 2
-	c.w, c.h, c.edge = fe, fe, fe
+	c := face.square()
 	s.sample(fr, c)
 	s.pipMap()
 	if !s.pipRedMap() {

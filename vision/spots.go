@@ -289,22 +289,12 @@ func (r *Reader) spotLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 		if !ok || !d.laterMay() || !d.Flat || r.unreadReads[[2]float64{d.CX, d.CY}].heldShrunk {
 			continue
 		}
-		face := cs[0]
-		fe := (face.w + face.h) / 2
+		c := cs[0].square()
+		fe := c.edge
 		if !(fe >= spotSizeLo*med && fe <= spotSizeHi*med) {
 			continue
 		}
-		if math.IsNaN(off) {
-			if off = r.frameOffMedian(dets); math.IsNaN(off) {
-				off = 0
-			}
-		}
-		pitch := off * fe / med
-		if pitch <= 0 {
-			pitch = 0.28 * fe
-		}
-		c := face
-		c.w, c.h, c.edge = fe, fe, fe
+		pitch := r.latticePitch(dets, fe, med, &off)
 		v, rs := s.spotValue(fr, c, pitch)
 		if v == 0 {
 			continue
@@ -325,6 +315,31 @@ func (r *Reader) spotLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
 		}
 		r.checked[[2]float64{d.CX, d.CY}] = checkRec{off: r.lastPipOff, colSpread: r.lastColSpread, weakCue: true}
 	}
+}
+
+// square is c made square with its sides' mean as its edge.
+func (c candidate) square() candidate {
+	e := (c.w + c.h) / 2
+	c.w, c.h, c.edge = e, e, e
+	return c
+}
+
+// latticePitch is the pips' lattice pitch (pixels) for a face of edge fe
+// in a frame whose read faces' median edge is med: the frame's median
+// layout offset (frameOffMedian) scaled to fe, or 0.28 of fe where the
+// frame has none. *off keeps the frame's offset from one die to the next:
+// NaN until the first call works it out (from dets as they are then).
+func (r *Reader) latticePitch(dets []Detection, fe, med float64, off *float64) float64 {
+	if math.IsNaN(*off) {
+		if *off = r.frameOffMedian(dets); math.IsNaN(*off) {
+			*off = 0
+		}
+	}
+	pitch := *off * fe / med
+	if pitch <= 0 {
+		pitch = 0.28 * fe
+	}
+	return pitch
 }
 
 // spotLookOff turns spotLook off (for tests); spotTrace, when set, sees

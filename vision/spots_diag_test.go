@@ -47,9 +47,8 @@ func spotDiagCollect(recs map[[2]float64]spotDiagRec) func() {
 			}
 			var rec spotDiagRec
 			rec.ok = true
-			fe := (face.w + face.h) / 2
-			own := face
-			own.w, own.h, own.edge = fe, fe, fe
+			own := face.square()
+			fe := own.edge
 			pitch := off
 			if math.IsNaN(pitch) {
 				pitch = 0.28 * fe

@@ -90,8 +90,7 @@ func TestUnreadGates(t *testing.T) {
 				if math.IsNaN(off) || pitch <= 0 {
 					pitch = 0.28 * fe
 				}
-				c := face
-				c.w, c.h, c.edge = fe, fe, fe
+				c := face.square()
 				a := pitch / (c.edge * sampleShrink)
 				s := &r.face
 				s.sample(fr, c)
