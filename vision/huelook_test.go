@@ -9,11 +9,8 @@ func TestHueLook(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads byler photos")
 	}
-	cases := []struct {
-		image string
-		idx   int // the die's row among the image's labels
-		value int
-	}{
+	read := bylerHeldOutRead(t)
+	checkLookReads(t, read, "hueLook", func(off bool) { hueLookOff = off }, true, []lookDie{
 		// The separated maxima's layout and the template agree on both
 		// hue maps.
 		{"IMG_20191208_112857.jpg", 0, 4},
@@ -21,20 +18,7 @@ func TestHueLook(t *testing.T) {
 		// The lattice spots: the hue and redness maps read a 3, the
 		// colour distance its diagonal's two pips.
 		{"IMG_20191208_111803.jpg", 0, 3},
-	}
-	read := bylerHeldOutRead(t)
-	defer func() { hueLookOff = false }()
-	for _, c := range cases {
-		if v := read(c.image, c.idx); v != c.value {
-			t.Errorf("%s die %d: read %d, want %d", c.image, c.idx, v, c.value)
-		}
-		hueLookOff = true
-		v := read(c.image, c.idx)
-		hueLookOff = false
-		if v != 0 {
-			t.Errorf("%s die %d: read %d without hueLook", c.image, c.idx, v)
-		}
-	}
+	})
 }
 
 // TestHueSpotVote checks hueSpotVote's rule on made-up spot reads: both

@@ -69,26 +69,12 @@ func TestOneGlarePhotos(t *testing.T) {
 	}
 	read := bylerHeldOutRead(t)
 	defer func(off bool) { oneGlareOff = off }(oneGlareOff)
-	for _, c := range []struct {
-		image string
-		idx   int // the die's row among the image's labels
-		value int
-	}{
+	checkLookReads(t, read, "glarePeaks", func(off bool) { oneGlareOff = off }, true, []lookDie{
 		// A dark red 1: white glints at two corners and at the rim.
 		{"IMG_20191208_111434.jpg", 11, 1},
 		// A dark 1 on a blue marbled body: lighter glints either side.
 		{"IMG_20191208_111548.jpg", 15, 1},
-	} {
-		oneGlareOff = false
-		if v := read(c.image, c.idx); v != c.value {
-			t.Errorf("%s die %d: read %d, want %d", c.image, c.idx, v, c.value)
-		}
-		oneGlareOff = true
-		if v := read(c.image, c.idx); v != 0 {
-			t.Errorf("%s die %d: read %d without glarePeaks, want unread", c.image, c.idx, v)
-		}
-	}
-	oneGlareOff = false
+	})
 	if v := read("IMG_20191209_100253.jpg", 3); v == 1 {
 		t.Errorf("IMG_20191209_100253.jpg die 3 (a 4): read 1")
 	}

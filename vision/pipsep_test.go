@@ -12,11 +12,11 @@ func TestSepLook(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads byler photos")
 	}
-	cases := []struct {
-		image string
-		idx   int // the die's row among the image's labels
-		value int
-	}{
+	read := bylerHeldOutRead(t)
+	// mapsAgreeLook, after it, reads some of these dice without the net:
+	// it is off while sepLook is.
+	setOff := func(off bool) { sepLookOff, mapsAgreeLookOff = off, off }
+	checkLookReads(t, read, "sepLook", setOff, false, []lookDie{
 		// Marbled and dark bodies with red pips: no layout fits the first
 		// look's blobs, or the template reads another face.
 		{"IMG_20191208_111548.jpg", 2, 5},
@@ -28,22 +28,7 @@ func TestSepLook(t *testing.T) {
 		{"IMG_20191208_111932.jpg", 7, 5},
 		// A shrunk face.
 		{"IMG_20191209_095923.jpg", 1, 4},
-	}
-	read := bylerHeldOutRead(t)
-	// mapsAgreeLook, after it, reads some of these dice without the net:
-	// it is off while sepLook is.
-	defer func() { sepLookOff, mapsAgreeLookOff = false, false }()
-	for _, c := range cases {
-		if v := read(c.image, c.idx); v != c.value {
-			t.Errorf("%s die %d: read %d, want %d", c.image, c.idx, v, c.value)
-		}
-		sepLookOff, mapsAgreeLookOff = true, true
-		v := read(c.image, c.idx)
-		sepLookOff, mapsAgreeLookOff = false, false
-		if v == c.value {
-			t.Errorf("%s die %d: read %d without sepLook too", c.image, c.idx, v)
-		}
-	}
+	})
 }
 
 // TestSepPeaksMerged draws a 5 whose pips run together along both

@@ -18,11 +18,8 @@ func TestShrunkRedLook(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads byler photos")
 	}
-	cases := []struct {
-		image string
-		idx   int // the die's row among the image's labels
-		value int
-	}{
+	read := bylerHeldOutRead(t)
+	checkLookReads(t, read, "shrunkRedLook", func(off bool) { shrunkRedOff = off }, false, []lookDie{
 		// Dark and marbled bodies with large red pips that run together:
 		// the first look's blobs read one pip (a 1) or none on a face
 		// much smaller than the die's region.
@@ -30,20 +27,7 @@ func TestShrunkRedLook(t *testing.T) {
 		{"IMG_20191208_111803.jpg", 8, 6},
 		{"IMG_20191208_112455.jpg", 3, 5},
 		{"IMG_20191209_095359.jpg", 2, 3},
-	}
-	read := bylerHeldOutRead(t)
-	defer func() { shrunkRedOff = false }()
-	for _, c := range cases {
-		if v := read(c.image, c.idx); v != c.value {
-			t.Errorf("%s die %d: read %d, want %d", c.image, c.idx, v, c.value)
-		}
-		shrunkRedOff = true
-		v := read(c.image, c.idx)
-		shrunkRedOff = false
-		if v == c.value {
-			t.Errorf("%s die %d: read %d without shrunkRedLook too", c.image, c.idx, v)
-		}
-	}
+	})
 }
 
 // TestShrunkRedDiag lists every value shrunkRedLook gives on both photo

@@ -55,6 +55,39 @@ func bylerHeldOutRead(t *testing.T) func(name string, idx int) int {
 	}
 }
 
+// lookDie is a byler_d6 die a look reads: its image, its row among the
+// image's labels and its label.
+type lookDie struct {
+	image string
+	idx   int
+	value int
+}
+
+// checkLookReads reads each die with read (bylerHeldOutRead) with the
+// look on, where it must read its label, and with setOff(true), where it
+// must not read its label, or with unread must be left unread. The look
+// is on (setOff(false)) between the dice and when this returns, also when
+// a read stops the test.
+func checkLookReads(t *testing.T, read func(name string, idx int) int, look string, setOff func(off bool), unread bool, dice []lookDie) {
+	t.Helper()
+	defer setOff(false)
+	for _, c := range dice {
+		setOff(false)
+		if v := read(c.image, c.idx); v != c.value {
+			t.Errorf("%s die %d: read %d, want %d", c.image, c.idx, v, c.value)
+		}
+		setOff(true)
+		v := read(c.image, c.idx)
+		setOff(false)
+		switch {
+		case unread && v != 0:
+			t.Errorf("%s die %d: read %d without %s, want unread", c.image, c.idx, v, look)
+		case !unread && v == c.value:
+			t.Errorf("%s die %d: read %d without %s too", c.image, c.idx, v, look)
+		}
+	}
+}
+
 // TestSmallPhotos: byler_d6 dice whose 1 or 2 only a later look reads,
 // on a whole face with nothing around it, are given that value (and are
 // unread without the rule).

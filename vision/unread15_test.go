@@ -32,17 +32,10 @@ func TestUnreadGateRules(t *testing.T) {
 		netTwoVeto, netHeldShrunk, netPipsLost, sepLookOff, mapsAgreeLookOff = true, true, true, false, false
 	}()
 	for _, c := range cases {
-		if v := read(c.image, c.idx); v != c.value {
-			t.Errorf("%s %s die %d: read %d, want %d", c.rule, c.image, c.idx, v, c.value)
-		}
 		// sepLook (the separated pips' layout with the net) and
 		// mapsAgreeLook (the pip maps' layouts without it) read some of
 		// these dice too: they are off while each rule is.
-		*c.on, sepLookOff, mapsAgreeLookOff = false, true, true
-		v := read(c.image, c.idx)
-		*c.on, sepLookOff, mapsAgreeLookOff = true, false, false
-		if v == c.value {
-			t.Errorf("%s %s die %d: read %d without the rule too", c.rule, c.image, c.idx, v)
-		}
+		setOff := func(off bool) { *c.on, sepLookOff, mapsAgreeLookOff = !off, off, off }
+		checkLookReads(t, read, c.rule, setOff, false, []lookDie{{c.image, c.idx, c.value}})
 	}
 }
