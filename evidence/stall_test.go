@@ -8,6 +8,23 @@ import (
 	"time"
 )
 
+// stallRecorder is a recorder not yet running (its queues fill and then
+// refuse), with a queue of 4, StallAfter 5 s and a clock that stands
+// still until advance moves it; OnStall's calls are appended to *calls.
+func stallRecorder(t *testing.T, calls *[]error) (*Recorder, func(time.Duration)) {
+	t.Helper()
+	var mu sync.Mutex
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	r, err := New(Config{Dir: t.TempDir(), Queue: 4, StallAfter: 5 * time.Second, Now: clock,
+		OnStall: func(err error) { *calls = append(*calls, err) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, advance
+}
+
 // TestStalledRecorderIsReported: a recorder whose goroutine takes nothing
 // (here it has not started; in the daemon, a write that never returns)
 // refuses every frame and command offered once its queues are full. Once
@@ -15,16 +32,8 @@ import (
 // takes an offer again, OnStall(nil) says so. Before, the only trace was
 // the dropped-frame count, and every throw meanwhile had no clip.
 func TestStalledRecorderIsReported(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
 	var calls []error
-	r, err := New(Config{Dir: t.TempDir(), Queue: 4, StallAfter: 5 * time.Second, Now: clock,
-		OnStall: func(err error) { calls = append(calls, err) }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, advance := stallRecorder(t, &calls)
 	f := Frame{JPEG: picture(t, 0), Width: 64, Height: 48}
 	for i := 0; i < cap(r.cmds); i++ { // the command queue full too
 		r.Open(frameAt(i))
@@ -69,16 +78,8 @@ func TestStalledRecorderIsReported(t *testing.T) {
 // says nothing of the writer: it must neither restart the 10 s count nor
 // clear a stall reported. Only a frame taken does.
 func TestQueuedCommandDoesNotEndStall(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
 	var calls []error
-	r, err := New(Config{Dir: t.TempDir(), Queue: 4, StallAfter: 5 * time.Second, Now: clock,
-		OnStall: func(err error) { calls = append(calls, err) }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, advance := stallRecorder(t, &calls)
 	f := Frame{JPEG: picture(t, 0), Width: 64, Height: 48}
 	for i := 0; i < 5; i++ { // 4 taken, the fifth refused: the count starts
 		f.AtMS = frameAt(i)
