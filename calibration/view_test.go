@@ -75,9 +75,13 @@ func (p pinhole) axes() (r [3][3]float64, c [3]float64) {
 }
 
 // project maps table mm to image px.
-func (p pinhole) project(x, y float64) (Point, bool) {
+func (p pinhole) project(x, y float64) (Point, bool) { return p.project3(x, y, 0) }
+
+// project3 maps a point z mm above table mm (x, y) to image px, through
+// the camera's distortion (k1).
+func (p pinhole) project3(x, y, z float64) (Point, bool) {
 	r, c := p.axes()
-	d := [3]float64{x - c[0], y - c[1], -c[2]}
+	d := [3]float64{x - c[0], y - c[1], z - c[2]}
 	var q [3]float64
 	for i := 0; i < 3; i++ {
 		q[i] = r[i][0]*d[0] + r[i][1]*d[1] + r[i][2]*d[2]
@@ -98,13 +102,15 @@ func (p pinhole) trueTilt(px Point) float64 {
 	return math.Acos(math.Abs(z)/math.Sqrt(d[0]*d[0]+d[1]*d[1]+d[2]*d[2])) * 180 / math.Pi
 }
 
-// calibrate makes a calibration of the camera from a grid of reference
-// markers on the table, their pixels moved by noise px.
-func (p pinhole) calibrate(t *testing.T, noise float64, rng *rand.Rand) *Calibration {
+// gridFit fits a homography to reference markers on the table, the
+// table points seen at a 6x5 grid of image positions: each marker's pixel
+// is where the camera sees it, moved by seen (nil: not moved), and the
+// fit is given fitPx of that pixel (nil: the pixel). It returns the fit
+// and the markers as a reference holds them (their pixels moved by seen).
+func (p pinhole) gridFit(t *testing.T, seen, fitPx func(Point) Point) (Fit, []RefPoint) {
 	t.Helper()
 	var pairs []Pair
 	var refs []RefPoint
-	// the table points seen at a 6x5 grid of image positions
 	for i := 0; i <= 5; i++ {
 		for j := 0; j <= 4; j++ {
 			u, v := float64(p.w)*(0.05+0.9*float64(i)/5), float64(p.h)*(0.05+0.9*float64(j)/4)
@@ -113,10 +119,14 @@ func (p pinhole) calibrate(t *testing.T, noise float64, rng *rand.Rand) *Calibra
 			if !ok {
 				t.Fatalf("%+v: grid point behind the camera", p)
 			}
-			px = Point{px.X + noise*rng.NormFloat64(), px.Y + noise*rng.NormFloat64()}
-			px.X = math.Min(math.Max(px.X, 0), float64(p.w))
-			px.Y = math.Min(math.Max(px.Y, 0), float64(p.h))
-			pairs = append(pairs, Pair{Px: px, MM: mm})
+			if seen != nil {
+				px = seen(px)
+			}
+			fpx := px
+			if fitPx != nil {
+				fpx = fitPx(px)
+			}
+			pairs = append(pairs, Pair{Px: fpx, MM: mm})
 			refs = append(refs, RefPoint{Px: [2]float64{px.X, px.Y}, MM: [2]float64{mm.X, mm.Y}})
 		}
 	}
@@ -124,6 +134,19 @@ func (p pinhole) calibrate(t *testing.T, noise float64, rng *rand.Rand) *Calibra
 	if err != nil {
 		t.Fatal(err)
 	}
+	return fit, refs
+}
+
+// calibrate makes a calibration of the camera from a grid of reference
+// markers on the table, their pixels moved by noise px.
+func (p pinhole) calibrate(t *testing.T, noise float64, rng *rand.Rand) *Calibration {
+	t.Helper()
+	fit, refs := p.gridFit(t, func(px Point) Point {
+		px = Point{px.X + noise*rng.NormFloat64(), px.Y + noise*rng.NormFloat64()}
+		px.X = math.Min(math.Max(px.X, 0), float64(p.w))
+		px.Y = math.Min(math.Max(px.Y, 0), float64(p.h))
+		return px
+	}, nil)
 	c := &Calibration{Camera: Camera{Width: p.w, Height: p.h}, Homography: fit.H, Reference: &Reference{Method: MethodPoints, Points: refs}}
 	c.prepareView()
 	return c

@@ -9,47 +9,13 @@ import (
 	"testing"
 )
 
-// project3 maps a point z mm above table mm (x, y) to image px, through
-// the camera's distortion (k1).
-func (p pinhole) project3(x, y, z float64) (Point, bool) {
-	r, c := p.axes()
-	d := [3]float64{x - c[0], y - c[1], z - c[2]}
-	var q [3]float64
-	for i := 0; i < 3; i++ {
-		q[i] = r[i][0]*d[0] + r[i][1]*d[1] + r[i][2]*d[2]
-	}
-	if q[2] <= 0 {
-		return Point{}, false
-	}
-	u, v := q[0]/q[2], q[1]/q[2]
-	dr := 1 + p.k1*(u*u+v*v)
-	return Point{p.centre().X + p.f*u*dr, p.centre().Y + p.fy()*v*dr}, true
-}
-
 // calibrateTold makes a calibration of the camera from a grid of
 // reference markers (no noise) with its intrinsics told: a lens model
 // with the camera's focal lengths, principal point and k1 (zero or not).
 func (p pinhole) calibrateTold(t *testing.T) *Calibration {
 	t.Helper()
 	l := Lens{Model: LensBrownConrady, FX: p.f, FY: p.fy(), CX: p.centre().X, CY: p.centre().Y, K1: p.k1}
-	var pairs []Pair
-	var refs []RefPoint
-	for i := 0; i <= 5; i++ {
-		for j := 0; j <= 4; j++ {
-			u, v := float64(p.w)*(0.05+0.9*float64(i)/5), float64(p.h)*(0.05+0.9*float64(j)/4)
-			mm := p.unproject(Point{u, v})
-			px, ok := p.project(mm.X, mm.Y)
-			if !ok {
-				t.Fatalf("%+v: grid point behind the camera", p)
-			}
-			pairs = append(pairs, Pair{Px: l.undistort(px), MM: mm})
-			refs = append(refs, RefPoint{Px: [2]float64{px.X, px.Y}, MM: [2]float64{mm.X, mm.Y}})
-		}
-	}
-	fit, err := FitHomography(pairs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fit, refs := p.gridFit(t, nil, l.undistort)
 	c := &Calibration{Camera: Camera{Width: p.w, Height: p.h}, Lens: l, Homography: fit.H, Reference: &Reference{Method: MethodPoints, Points: refs}, Die: Die{EdgeMM: 19}}
 	c.prepareView()
 	return c
