@@ -18,6 +18,32 @@ import (
 	"github.com/dicewatch/dicewatch/vision/source/sourcetest"
 )
 
+// damagedRecords is how many records damagedJournal writes.
+const damagedRecords = 30
+
+// damagedJournal makes a journal at jdir, in small segments, of
+// damagedRecords events (marks earlier-01, earlier-02, ...) and damages
+// earlier-03's bytes on disk: an early segment, where opening the
+// journal does not look, so only a reader of its records finds it.
+func damagedJournal(t *testing.T, jdir string) {
+	t.Helper()
+	j, err := journal.Open(jdir, journal.Options{SegmentBytes: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= damagedRecords; i++ {
+		if _, err := j.Append("event", time.Now(), map[string]any{"event": "test", "mark": fmt.Sprintf("earlier-%02d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := journaltest.Damage(jdir, "earlier-03"); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestDaemonStopsWhenPublisherStops: the daemon's journal holds a record
 // the publisher cannot read (its bytes damaged on disk in an early
 // segment, where opening the journal does not look), so the publisher's
@@ -33,22 +59,8 @@ func TestDaemonStopsWhenPublisherStops(t *testing.T) {
 	}
 	sess, dir := validSession(t, 7, 2)
 	jdir := filepath.Join(t.TempDir(), "journal")
-	j, err := journal.Open(jdir, journal.Options{SegmentBytes: 1024})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const before = 30
-	for i := 1; i <= before; i++ {
-		if _, err := j.Append("event", time.Now(), map[string]any{"event": "test", "mark": fmt.Sprintf("earlier-%02d", i)}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := journaltest.Damage(jdir, "earlier-03"); err != nil {
-		t.Fatal(err)
-	}
+	damagedJournal(t, jdir)
+	const before = damagedRecords
 	broker := mqtttest.StartBroker(t)
 	cfg := daemonConfig{Table: "ps", Source: scriptedCamera, Calibration: filepath.Join(dir, scene.FileCalibration),
 		Journal: jdir, Broker: broker.URL(), Extra: noClips}.Parse(t, "pubstop.yaml")
@@ -133,21 +145,7 @@ func TestDaemonProcessExitsOneWhenPublisherStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	jdir := filepath.Join(dir, "journal")
-	j, err := journal.Open(jdir, journal.Options{SegmentBytes: 1024})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 1; i <= 30; i++ {
-		if _, err := j.Append("event", time.Now(), map[string]any{"event": "test", "mark": fmt.Sprintf("earlier-%02d", i)}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := journaltest.Damage(jdir, "earlier-03"); err != nil {
-		t.Fatal(err)
-	}
+	damagedJournal(t, jdir)
 	broker := mqtttest.StartBroker(t)
 	cfgPath := daemonConfig{Table: "px", Source: "file:" + filepath.Join(dir, scene.FileVideo) + "?pace=realtime",
 		Calibration: filepath.Join(dir, scene.FileCalibration), Journal: jdir, Broker: broker.URL(), Extra: noClips,
@@ -155,7 +153,7 @@ func TestDaemonProcessExitsOneWhenPublisherStops(t *testing.T) {
 	run := dicewatchProcess(t, "run", "--config", cfgPath, "--exit-at-eof")
 	var stderr lockedBuffer
 	run.Stderr = &stderr
-	err = run.Run()
+	err := run.Run()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
 		t.Fatalf("daemon exited with %v, want status 1; log (last 20 lines):\n%s", err, logTail(stderr.String(), 20))
