@@ -679,18 +679,23 @@ func stripRuns(lab []int32, w int, bb image.Rectangle, id int32, minRun, thick i
 	}
 }
 
+// zeroedInt32s is the first n of the scratch *buf, all zero; *buf is
+// made anew when it holds fewer than n.
+func zeroedInt32s(buf *[]int32, n int) []int32 {
+	if cap(*buf) < n {
+		*buf = make([]int32, n)
+	}
+	s := (*buf)[:n]
+	clear(s)
+	return s
+}
+
 // findCores returns the outline pixels of the connected parts of
 // component id (inside bb) whose distance to the background is at least
 // t (only the outline matters for the enclosing rectangle).
 func findCores(lab []int32, dist []float32, w int, bb image.Rectangle, id int32, t float32, seen *[]int32) [][]image.Point {
 	bw, bh := bb.Dx(), bb.Dy()
-	if cap(*seen) < bw*bh {
-		*seen = make([]int32, bw*bh)
-	}
-	s := (*seen)[:bw*bh]
-	for i := range s {
-		s[i] = 0
-	}
+	s := zeroedInt32s(seen, bw*bh)
 	// Pixels in bb's own coordinates; deep tells a pixel of the part.
 	deep := func(x, y int) bool {
 		i := (y+bb.Min.Y)*w + x + bb.Min.X
@@ -1356,13 +1361,7 @@ func diffSampled(fpix, bpix []uint8, w, h int, mpix []uint8) uint8 {
 // has enough background.
 func refineBackground(fpix, mpix []uint8, thr uint8, w, h int, spix []uint8, sw, sh int, buf, colBuf *[]int32) bool {
 	n := sw * sh
-	if cap(*buf) < 4*n {
-		*buf = make([]int32, 4*n)
-	}
-	acc := (*buf)[:4*n]
-	for i := range acc {
-		acc[i] = 0
-	}
+	acc := zeroedInt32s(buf, 4*n)
 	// Each sampled column's cell column, worked out once rather than
 	// divided per pixel.
 	if cap(*colBuf) < w {
@@ -1714,13 +1713,7 @@ func gradMask(g, mpix []uint8, w, h int, gr []uint8) {
 // part's outline pixels and its pixel count; own is scratch.
 func clusterParts(lab []int32, dist []float32, w int, bb image.Rectangle, id int32, t, sd float64, own *[]int32) ([][]image.Point, []int) {
 	bw, bh := bb.Dx(), bb.Dy()
-	if cap(*own) < bw*bh {
-		*own = make([]int32, bw*bh)
-	}
-	o := (*own)[:bw*bh]
-	for i := range o {
-		o[i] = 0
-	}
+	o := zeroedInt32s(own, bw*bh)
 	at := func(p image.Point) int { return (p.Y-bb.Min.Y)*bw + p.X - bb.Min.X }
 	inC := func(p image.Point) bool { return p.In(bb) && lab[p.Y*w+p.X] == id }
 	nb := func(p image.Point) [4]image.Point {
