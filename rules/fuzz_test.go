@@ -6,9 +6,10 @@ import (
 	"testing"
 )
 
-// throwFromBytes builds an arbitrary throw record from fuzz input.
-func throwFromBytes(data []byte) (Throw, Profile) {
-	next := func() byte {
+// byteFeed hands out data a byte at a time, then zeros once it is used
+// up.
+func byteFeed(data []byte) func() byte {
+	return func() byte {
 		if len(data) == 0 {
 			return 0
 		}
@@ -16,6 +17,11 @@ func throwFromBytes(data []byte) (Throw, Profile) {
 		data = data[1:]
 		return b
 	}
+}
+
+// throwFromBytes builds an arbitrary throw record from fuzz input.
+func throwFromBytes(data []byte) (Throw, Profile) {
+	next := byteFeed(data)
 	games := []Game{Craps, Backgammon, PaiGow, SicBo}
 	zones := []Zone{ZoneLayout, ZoneRail, ZoneBank, ZoneBowl, ZoneBackWall, ZoneBarLeft, ZoneBar, ZoneBarRight, ZoneShaker, ZoneOffTable}
 	p := DefaultProfile(games[int(next())%len(games)])
@@ -169,14 +175,7 @@ func FuzzCrapsState(f *testing.F) {
 
 // settlementFromBytes builds an arbitrary settlement from fuzz input.
 func settlementFromBytes(data []byte) Settlement {
-	next := func() byte {
-		if len(data) == 0 {
-			return 0
-		}
-		b := data[0]
-		data = data[1:]
-		return b
-	}
+	next := byteFeed(data)
 	modes := []BankMode{HouseBank, PlayerBanker, CoBank}
 	s := Settlement{Mode: modes[int(next())%3], Areas: 2 + int(next()%7)}
 	s.Chung = 1 + int(next())%s.Areas
