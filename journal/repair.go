@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -351,4 +352,44 @@ func writeSynced(path string, b []byte) error {
 		return fmt.Errorf("journal: repair: %w", err)
 	}
 	return nil
+}
+
+// keepTornTail copies the bytes Open is about to cut off the newest
+// segment (from off on) into damaged/ in the journal directory, for the
+// audit, unless they are all zeros (a power cut's unwritten blocks, which
+// hold nothing). A torn write holds no record anyone was told of; but
+// whole records after the bad frame mean a record damaged on disk, with
+// later, published ones that the cut drops: those are logged at error
+// level, with where their bytes are kept (dicewatch journal check names
+// such damage before a start; the cut is Open's, as before). Keeping the
+// bytes is best effort: a failure is logged and the start goes on.
+func (j *Journal) keepTornTail(f *os.File, off int64, next uint64) {
+	info, err := f.Stat()
+	if err != nil || info.Size() <= off {
+		return
+	}
+	b := make([]byte, info.Size()-off)
+	if _, err := f.ReadAt(b, off); err != nil {
+		j.log.Error("journal: torn tail not kept", "err", err)
+		return
+	}
+	if bytes.Count(b, []byte{0}) == len(b) {
+		return
+	}
+	name := fmt.Sprintf("torn-%s-%s-%d.bin", j.opts.Now().UTC().Format("20060102T150405.000Z"), strings.TrimSuffix(filepath.Base(f.Name()), segSuffix), off)
+	rel := filepath.Join(DamagedDir, name)
+	err = os.MkdirAll(filepath.Join(j.dir, DamagedDir), 0o750)
+	if err == nil {
+		err = writeFileSync(filepath.Join(j.dir, rel), b)
+	}
+	if err != nil {
+		j.log.Error("journal: torn tail not kept", "bytes", len(b), "err", err)
+		return
+	}
+	if at, seq := resync(b, 1, next); at >= 0 {
+		j.log.Error("journal: a damaged record cut at start with whole records after it: they are not in the journal now; its bytes are kept",
+			"first_seq_cut", next, "whole_from_seq", seq, "kept_in", rel)
+		return
+	}
+	j.log.Info("journal: torn tail kept", "bytes", len(b), "kept_in", rel)
 }
