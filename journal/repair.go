@@ -232,6 +232,8 @@ func Repair(dir string, now time.Time) (RepairReport, error) {
 	if err := os.MkdirAll(filepath.Join(dir, aside), 0o750); err != nil {
 		return rep, fmt.Errorf("journal: repair: %w", err)
 	}
+	sameOwner(filepath.Join(dir, DamagedDir), dir)
+	sameOwner(filepath.Join(dir, aside), dir)
 	rep.Aside = aside
 	segs, err := listSegments(dir)
 	if err != nil {
@@ -318,6 +320,7 @@ func repairSegment(dir string, sg segment, ds []Damage, epoch, aside string, now
 	if err := writeSynced(tmp, out.Bytes()); err != nil {
 		return replaced, err
 	}
+	sameOwner(tmp, sg.path)
 	if err := os.Rename(sg.path, filepath.Join(dir, aside)); err != nil {
 		os.Remove(tmp)
 		return replaced, fmt.Errorf("journal: repair: move aside: %w", err)
