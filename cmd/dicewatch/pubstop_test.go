@@ -14,6 +14,7 @@ import (
 	"github.com/dicewatch/dicewatch/journal"
 	"github.com/dicewatch/dicewatch/journal/journaltest"
 	"github.com/dicewatch/dicewatch/mqtt/mqtttest"
+	"github.com/dicewatch/dicewatch/schema"
 	"github.com/dicewatch/dicewatch/vision/scene"
 	"github.com/dicewatch/dicewatch/vision/source/sourcetest"
 )
@@ -223,6 +224,11 @@ func TestDaemonProcessStopsOnDamagedJournalUntilRepaired(t *testing.T) {
 	})
 	seen := map[uint64]string{}
 	var rolls int
+	for _, m := range append(msgs, got...) {
+		if err := schema.Validate(m.Payload); err != nil {
+			t.Errorf("%s: %v: %s", m.Topic, err, m.Payload)
+		}
+	}
 	for _, m := range got {
 		if m.Seq > 0 {
 			seen[m.Seq] = string(m.Payload)
