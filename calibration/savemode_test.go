@@ -3,6 +3,7 @@ package calibration_test
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/dicewatch/dicewatch/calibration"
@@ -17,6 +18,9 @@ import (
 // ("calibration: open ...: permission denied"), as did the README's
 // `sudo -u dicewatch dicewatch run --config ... --config.check`.
 func TestSaveReadableByTheDaemon(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows files have no Unix mode")
+	}
 	c, _, err := caltest.Calibration(calibration.TemplatePaiGow)
 	if err != nil {
 		t.Fatal(err)
