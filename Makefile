@@ -1,6 +1,8 @@
 # dicewatch — the README's two commands are `make demo` and `make test`.
 SHELL := /bin/bash
-GO ?= go
+# Go from PATH, else where go.dev/dl's archive is unpacked: sudo's
+# secure_path (Debian's default) does not have /usr/local/go/bin.
+GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
 BIN := bin/dicewatch
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
@@ -55,8 +57,12 @@ fuzz: setup
 systemd-check:
 	@bash scripts/systemd-check.sh
 
-install: build
+# Installs what `make build` built (run that first, as yourself): under sudo
+# a build would start again from an empty Go cache, as root.
+install:
+	@test -x $(BIN) || { echo "make install: $(BIN) is missing: run make build first (not as root)" >&2; exit 1; }
 	install -D -m 0755 $(BIN) /usr/local/bin/dicewatch
+	install -D -m 0644 README.md /usr/local/share/doc/dicewatch/README.md
 	install -D -m 0644 systemd/dicewatch.service /etc/systemd/system/dicewatch.service
 	install -d -m 0755 /etc/dicewatch
 	[ -f /etc/dicewatch/dicewatch.yaml ] || install -m 0640 examples/craps-table.yaml /etc/dicewatch/dicewatch.yaml

@@ -194,7 +194,10 @@ func (c *Calibration) Marshal() ([]byte, error) {
 }
 
 // Save writes the calibration to path atomically (temporary file, fsync,
-// rename).
+// rename). A new file is readable by all (0644: the daemon runs as its
+// own user, and `dicewatch calibrate` is run as root to write into
+// /etc/dicewatch; a calibration holds nothing secret); a file replaced
+// keeps its mode, and its owner and group where the caller may set them.
 func (c *Calibration) Save(path string) error {
 	b, err := c.Marshal()
 	if err != nil {
@@ -215,6 +218,16 @@ func (c *Calibration) Save(path string) error {
 		return fmt.Errorf("calibration: save: %w", err)
 	}
 	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("calibration: save: %w", err)
+	}
+	// CreateTemp makes the file 0600, which the daemon's user could not
+	// read.
+	mode := os.FileMode(0o644)
+	if old, err := os.Stat(path); err == nil {
+		mode = old.Mode().Perm()
+		keepOwner(tmp.Name(), old)
+	}
+	if err := os.Chmod(tmp.Name(), mode); err != nil {
 		return fmt.Errorf("calibration: save: %w", err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {

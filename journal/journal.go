@@ -199,6 +199,7 @@ func (j *Journal) open() error {
 	}
 	if torn {
 		j.log.Warn("journal: torn tail cut", "segment", filepath.Base(last.path), "offset", good, "next_seq", next)
+		j.keepTornTail(f, good, next)
 		if err := f.Truncate(good); err != nil {
 			return fmt.Errorf("journal: truncate torn tail: %w", err)
 		}

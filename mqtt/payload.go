@@ -39,10 +39,21 @@ type Status struct {
 	CalibrationHash string `json:"calibration_hash,omitempty"`
 	ClientID        string `json:"client_id"`
 	LastSeq         uint64 `json:"last_seq"`
-	// Reason says why offline: "shutdown" (published by the daemon) or
-	// "connection_lost" (the broker's last will).
+	// Reason says why offline: "shutdown" (published by the daemon),
+	// "connection_lost" (the broker's last will) or "journal_damaged"
+	// (the daemon stopped on a journal record it cannot read: it stays
+	// offline until a person repairs the journal).
 	Reason string `json:"reason,omitempty"`
+	// Detail says more, for journal_damaged: which record, and what to do.
+	Detail string `json:"detail,omitempty"`
 }
+
+// Offline reasons (Status.Reason).
+const (
+	ReasonShutdown       = "shutdown"
+	ReasonConnectionLost = "connection_lost"
+	ReasonJournalDamaged = "journal_damaged"
+)
 
 // TSFormat is the timestamp format of every payload: RFC 3339, UTC,
 // millisecond precision.

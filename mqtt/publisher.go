@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
@@ -213,10 +214,10 @@ func (e *journalError) Unwrap() error { return e.err }
 
 func (p *Publisher) topic(kind string) string { return p.cfg.Prefix + kind }
 
-func (p *Publisher) status(online bool, reason string) []byte {
+func (p *Publisher) status(online bool, reason, detail string) []byte {
 	s := Status{
 		Schema: StatusSchema, Table: p.cfg.Table, ID: p.j.Epoch() + "-status-" + randomID(6),
-		TS: formatTS(p.now()), Status: "offline", ClientID: p.cfg.ClientID, LastSeq: p.j.LastSeq(), Reason: reason,
+		TS: formatTS(p.now()), Status: "offline", ClientID: p.cfg.ClientID, LastSeq: p.j.LastSeq(), Reason: reason, Detail: detail,
 		Version: p.birth.Version, ConfigHash: p.birth.ConfigHash, CalibrationHash: p.birth.CalibrationHash,
 	}
 	if online {
@@ -236,7 +237,7 @@ func (p *Publisher) clientOptions(lost chan<- error) (*paho.ClientOptions, error
 	// The will is offline, retained: the broker publishes it if the
 	// connection is lost. A clean Disconnect does not send it, so Run
 	// publishes offline itself on shutdown.
-	o.SetBinaryWill(p.topic("status"), p.status(false, "connection_lost"), 1, true)
+	o.SetBinaryWill(p.topic("status"), p.status(false, ReasonConnectionLost, ""), 1, true)
 	if p.cfg.PasswordFile != "" {
 		u, pw, err := readPasswordFile(p.cfg.PasswordFile)
 		if err != nil {
@@ -292,7 +293,7 @@ func (p *Publisher) session(ctx context.Context) (connected bool, err error) {
 		client.Disconnect(0)
 		return true, fmt.Errorf("mqtt: subscribe commands: %w", err)
 	}
-	st := client.Publish(p.topic("status"), 1, true, p.status(true, ""))
+	st := client.Publish(p.topic("status"), 1, true, p.status(true, "", ""))
 	if err := waitToken(ctx, st, 10*time.Second); err != nil {
 		client.Disconnect(0)
 		return true, fmt.Errorf("mqtt: publish status: %w", err)
@@ -310,7 +311,7 @@ func (p *Publisher) session(ctx context.Context) (connected bool, err error) {
 	// later ones go out in seq order with everything else.
 	if start > 1 {
 		if rec, ok, err := p.j.LastOfKind("state", start-1); err != nil {
-			p.shutdown(client, nil)
+			p.shutdown(client, nil, ReasonShutdown, "")
 			return true, &journalError{err}
 		} else if ok {
 			t := client.Publish(p.topic("state"), byte(p.cfg.QoS), true, Encode(p.cfg.Table, rec))
@@ -342,8 +343,17 @@ func (p *Publisher) session(ctx context.Context) (connected bool, err error) {
 			if err != nil {
 				// Run returns and publishes no more: say so on the
 				// retained status (a bare disconnect leaves it online,
-				// and the will goes only with a lost connection).
-				p.shutdown(client, q)
+				// and the will goes only with a lost connection). A
+				// record damaged on disk stops every start the same
+				// way, so it has a reason of its own: surveillance
+				// sees the table stay offline until a person repairs
+				// the journal, not a table shutting down.
+				reason, detail := ReasonShutdown, ""
+				if errors.Is(err, journal.ErrCorrupt) {
+					reason = ReasonJournalDamaged
+					detail = clipDetail(err.Error() + "; nothing after it is published until the journal is repaired (dicewatch journal repair)")
+				}
+				p.shutdown(client, q, reason, detail)
 				return true, &journalError{fmt.Errorf("mqtt: read journal: %w", err)}
 			}
 			sent := time.Now()
@@ -385,7 +395,7 @@ func (p *Publisher) session(ctx context.Context) (connected bool, err error) {
 		}
 		select {
 		case <-ctx.Done():
-			p.shutdown(client, q)
+			p.shutdown(client, q, ReasonShutdown, "")
 			return true, ctx.Err()
 		case err := <-lost:
 			p.saveCursor()
@@ -433,7 +443,7 @@ func (p *Publisher) setConn(up bool) {
 
 // shutdown waits briefly for in-flight acknowledgements, saves the cursor,
 // publishes the offline status and disconnects.
-func (p *Publisher) shutdown(client paho.Client, q []inflight) {
+func (p *Publisher) shutdown(client paho.Client, q []inflight, reason, detail string) {
 	deadline := time.NewTimer(2 * time.Second)
 	defer deadline.Stop()
 wait:
@@ -449,7 +459,7 @@ wait:
 		}
 	}
 	p.saveCursor()
-	t := client.Publish(p.topic("status"), 1, true, p.status(false, "shutdown"))
+	t := client.Publish(p.topic("status"), 1, true, p.status(false, reason, detail))
 	t.WaitTimeout(2 * time.Second)
 	client.Disconnect(250)
 	p.log.Info("disconnected", "acked", p.Acked())
@@ -641,4 +651,16 @@ func (p *Publisher) HandleCommand(name string, msg []byte) CommandResult {
 	p.log.Info("command", "command", res.Command, "result", res.Result, "reason", res.Reason, "key_id", res.KeyID, "operator", res.Operator)
 	p.Notify()
 	return res
+}
+
+// clipDetail bounds a status detail (the schema's maxLength).
+func clipDetail(s string) string {
+	if len(s) <= 400 {
+		return s
+	}
+	cut := 397
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
 }

@@ -9,6 +9,11 @@ PACKAGES=(libopencv-dev libjpeg-dev mosquitto mosquitto-clients pkg-config)
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 
+# Go from go.dev/dl is unpacked to /usr/local/go; under sudo (secure_path)
+# its bin folder is not on PATH although it is on the user's.
+if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
+	PATH=/usr/local/go/bin:$PATH
+fi
 if ! command -v go >/dev/null 2>&1; then
 	say "Go is not installed (or not on PATH). Install Go 1.25 or later from https://go.dev/dl/ and add it to PATH."
 	exit 1

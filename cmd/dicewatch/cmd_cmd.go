@@ -44,11 +44,20 @@ func cmdCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() != 1 || *table == "" || *keyFile == "" || *keyID == "" {
+	// The command's own flags may follow its name, as the README writes
+	// it (`... noroll --cause "..."`): the flag package stops at the first
+	// name, so parse what follows it too.
+	var command string
+	if fs.NArg() > 0 {
+		command = fs.Arg(0)
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return 2
+		}
+	}
+	if command == "" || fs.NArg() != 0 || *table == "" || *keyFile == "" || *keyID == "" {
 		fs.Usage()
 		return 2
 	}
-	command := fs.Arg(0)
 	var raw json.RawMessage
 	switch {
 	case *cause != "" && *argsJSON != "":

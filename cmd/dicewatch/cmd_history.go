@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -27,6 +28,9 @@ func cmdHistory(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	games, err := journal.LastGames(*dir, *last)
 	if err != nil {
 		fmt.Fprintf(stderr, "dicewatch history: %v\n", err)
+		if errors.Is(err, journal.ErrCorrupt) {
+			fmt.Fprintf(stderr, "dicewatch history: the journal has a damaged record: dicewatch journal check --journal %s\n", *dir)
+		}
 		return 1
 	}
 	if len(games) == 0 {

@@ -143,6 +143,9 @@ func describe(topic string, payload []byte, retained bool) string {
 		if n, ok := m["last_seq"]; ok {
 			s += " last_seq=" + num(n)
 		}
+		if d, ok := m["detail"]; ok {
+			s += fmt.Sprintf(" detail=%q", fmt.Sprint(d))
+		}
 		if retained {
 			s += " (retained)"
 		}

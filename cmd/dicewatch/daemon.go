@@ -43,10 +43,24 @@ type staffRequest struct {
 // MQTT, each resource owned by one goroutine, and runs until SIGINT/SIGTERM
 // (or, with --exit-at-eof, until a file source ends and every decision has
 // reached the broker).
+// exitJournalDamaged is the daemon's exit status when it stops on a
+// journal record it cannot read (EX_DATAERR in sysexits.h). The systemd
+// unit lists it in RestartPreventExitStatus.
+const exitJournalDamaged = 65
+
 func runDaemon(cfg *config.Config, f runFlags, log *slog.Logger) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := daemon(ctx, cfg, f, log); err != nil && !errors.Is(err, context.Canceled) {
+		if errors.Is(err, journal.ErrCorrupt) {
+			// Every start would meet the same record: a restart cannot
+			// help, so the unit does not restart on this status
+			// (RestartPreventExitStatus) and shows failed until a
+			// person repairs the journal.
+			log.Error("dicewatch stopped: a journal record cannot be read; stop restarting, check and repair the journal: dicewatch journal check, then dicewatch journal repair",
+				"err", err, "journal", cfg.Journal.Dir, "exit_status", exitJournalDamaged)
+			return exitJournalDamaged
+		}
 		log.Error("dicewatch stopped", "err", err)
 		return 1
 	}
@@ -452,16 +466,19 @@ func serveHTTP(ctx context.Context, srv *ops.Server, addr string, retryMax time.
 // every throw decided from then on would be journalled and never
 // published, so the daemon raises the publisher's fault (on /healthz and
 // in the journal, to go out with the rest on the next start) and stops
-// with the error it returns, exit status 1, for systemd to start it again.
-// A new start reads the journal afresh and publishes from the last
-// acknowledged record; nothing decided is lost: the journal keeps it, or
-// the hold file, or, at worst, the stop writes it to the log.
+// with the error it returns: exit status 1, for systemd to start it again
+// after a passing read error, or exitJournalDamaged for a record damaged
+// on disk (journal.ErrCorrupt), which the unit does not restart: every
+// start would stop on it again, until `dicewatch journal repair`. A new
+// start reads the journal afresh and publishes from the last acknowledged
+// record; nothing decided is lost: the journal keeps it, or the hold
+// file, or, at worst, the stop writes it to the log.
 func publisherStopped(err error, tbl *table, health *ops.Health, log *slog.Logger) error {
 	if err == nil {
 		err = errors.New("the publisher stopped by itself")
 	}
 	detail := clip400(err.Error())
-	log.Error("publisher stopped: no decision would reach surveillance; the daemon stops for a restart", "err", err)
+	log.Error("publisher stopped: no decision would reach surveillance; the daemon stops", "err", err)
 	health.Fault(ops.ComponentPublisher, detail)
 	body := map[string]any{"event": "fault", "what": "publisher", "state": "raised", "detail": detail}
 	if jerr := tbl.journalEvent(body, "event fault publisher raised"); jerr != nil {

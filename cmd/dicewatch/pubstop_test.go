@@ -14,6 +14,7 @@ import (
 	"github.com/dicewatch/dicewatch/journal"
 	"github.com/dicewatch/dicewatch/journal/journaltest"
 	"github.com/dicewatch/dicewatch/mqtt/mqtttest"
+	"github.com/dicewatch/dicewatch/schema"
 	"github.com/dicewatch/dicewatch/vision/scene"
 	"github.com/dicewatch/dicewatch/vision/source/sourcetest"
 )
@@ -72,7 +73,7 @@ func TestDaemonStopsWhenPublisherStops(t *testing.T) {
 		t.Fatalf("daemon returned %v after %v, want the publisher's journal error (exit status 1); log (last 30 lines):\n%s",
 			err, took.Round(time.Millisecond), logTail(logs, 30))
 	}
-	for _, want := range []string{"publisher stopped", "the daemon stops for a restart"} {
+	for _, want := range []string{"publisher stopped", "the daemon stops"} {
 		if !strings.Contains(logs, want) {
 			t.Errorf("the log lacks %q", want)
 		}
@@ -130,12 +131,21 @@ func journalFaults(t *testing.T, dir string, from uint64) []faultBody {
 	}
 }
 
-// TestDaemonProcessExitsOneWhenPublisherStops: the same as a process, as
-// systemd runs it: `dicewatch run` on a recording whose journal holds a
-// damaged record exits with status 1 (Restart=on-failure starts it
-// again), long before the recording's end. Before, it exited 0 (no
-// restart) after deciding the recording's throws unpublished.
-func TestDaemonProcessExitsOneWhenPublisherStops(t *testing.T) {
+// TestDaemonProcessStopsOnDamagedJournalUntilRepaired: the same as a
+// process, as systemd runs it. `dicewatch run` on a recording whose
+// journal holds a damaged record exits with status 65 (the unit's
+// RestartPreventExitStatus: every start would meet the same record),
+// long before the recording's end, and leaves the retained status
+// offline with reason journal_damaged. `dicewatch journal check` names
+// the record (status 1); `dicewatch journal repair` keeps it aside and
+// writes an event in its place (status 0); the next start publishes
+// every record from the first, the damaged one as its journal_damaged
+// event, then the first run's publisher fault, then the throws of the
+// recording, and exits cleanly at its end. Before, the daemon exited 1,
+// systemd started it again every few seconds for ever with the status
+// saying shutdown, and nothing but editing the files by hand got it
+// going again.
+func TestDaemonProcessStopsOnDamagedJournalUntilRepaired(t *testing.T) {
 	if testing.Short() {
 		t.Skip("renders a recording and runs the daemon: skipped with -short")
 	}
@@ -146,7 +156,10 @@ func TestDaemonProcessExitsOneWhenPublisherStops(t *testing.T) {
 	}
 	jdir := filepath.Join(dir, "journal")
 	damagedJournal(t, jdir)
+	const before = damagedRecords
 	broker := mqtttest.StartBroker(t)
+	// A persistent QoS 1 consumer, as the MQTT contract asks of one.
+	sub := mqtttest.Subscribe(t, broker.URL(), mqtttest.SubscriberOptions{ClientID: "surveillance"}, "dicewatch/px/+")
 	cfgPath := daemonConfig{Table: "px", Source: "file:" + filepath.Join(dir, scene.FileVideo) + "?pace=realtime",
 		Calibration: filepath.Join(dir, scene.FileCalibration), Journal: jdir, Broker: broker.URL(), Extra: noClips,
 	}.Write(t, filepath.Join(dir, "dicewatch.yaml"))
@@ -155,15 +168,87 @@ func TestDaemonProcessExitsOneWhenPublisherStops(t *testing.T) {
 	run.Stderr = &stderr
 	err := run.Run()
 	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
-		t.Fatalf("daemon exited with %v, want status 1; log (last 20 lines):\n%s", err, logTail(stderr.String(), 20))
+	if !errors.As(err, &exit) || exit.ExitCode() != exitJournalDamaged {
+		t.Fatalf("daemon exited with %v, want status %d; log (last 20 lines):\n%s", err, exitJournalDamaged, logTail(stderr.String(), 20))
 	}
-	// Status 1 for the publisher's stop, not for anything else that
+	// Status 65 for the damaged record, not for anything else that
 	// stops a start (a config or calibration the daemon refuses).
-	if !strings.Contains(stderr.String(), "publisher stopped") || !strings.Contains(stderr.String(), "corrupt") {
-		t.Errorf("status 1, but the log does not say the publisher stopped on the damaged record:\n%s", logTail(stderr.String(), 20))
+	for _, want := range []string{"publisher stopped", "corrupt", "dicewatch journal repair"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("the log lacks %q:\n%s", want, logTail(stderr.String(), 20))
+		}
 	}
 	if strings.Contains(stderr.String(), "msg=decision") {
 		t.Errorf("the daemon decided throws after its publisher stopped:\n%s", logTail(stderr.String(), 20))
+	}
+	status := mqtttest.Subscribe(t, broker.URL(), mqtttest.SubscriberOptions{ClientID: "late"}, "dicewatch/px/status")
+	msgs := status.Wait(5*time.Second, func(m []mqtttest.Message) bool { return len(m) > 0 })
+	if len(msgs) == 0 || !strings.Contains(string(msgs[len(msgs)-1].Payload), `"reason":"journal_damaged"`) {
+		t.Errorf("retained status %v: want offline, journal_damaged", msgs)
+	}
+
+	// The technician: check names the record, repair keeps it aside.
+	var out lockedBuffer
+	check := dicewatchProcess(t, "journal", "check", "--config", cfgPath)
+	check.Stdout, check.Stderr = &out, &out
+	if err := check.Run(); !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(out.String(), "seq 3..3 lost") {
+		t.Fatalf("journal check: %v, want status 1 naming seq 3:\n%s", err, out.String())
+	}
+	out = lockedBuffer{}
+	repair := dicewatchProcess(t, "journal", "repair", "--journal", jdir)
+	repair.Stdout, repair.Stderr = &out, &out
+	if err := repair.Run(); err != nil || !strings.Contains(out.String(), "repaired: 1 lost record") {
+		t.Fatalf("journal repair: %v:\n%s", err, out.String())
+	}
+	kept, _ := filepath.Glob(filepath.Join(jdir, journal.DamagedDir, "*", "seg-*.log"))
+	if len(kept) != 1 {
+		t.Errorf("%d segments kept aside, want 1", len(kept))
+	}
+
+	run = dicewatchProcess(t, "run", "--config", cfgPath, "--exit-at-eof")
+	stderr = lockedBuffer{}
+	run.Stderr = &stderr
+	if err := run.Run(); err != nil {
+		t.Fatalf("daemon after the repair exited with %v, want 0; log (last 20 lines):\n%s", err, logTail(stderr.String(), 20))
+	}
+	got := sub.Wait(10*time.Second, func(m []mqtttest.Message) bool {
+		n := 0
+		for _, x := range m {
+			if x.Topic == "dicewatch/px/roll" {
+				n++
+			}
+		}
+		return n >= 2
+	})
+	seen := map[uint64]string{}
+	var rolls int
+	for _, m := range append(msgs, got...) {
+		if err := schema.Validate(m.Payload); err != nil {
+			t.Errorf("%s: %v: %s", m.Topic, err, m.Payload)
+		}
+	}
+	for _, m := range got {
+		if m.Seq > 0 {
+			seen[m.Seq] = string(m.Payload)
+		}
+		if m.Topic == "dicewatch/px/roll" {
+			rolls++
+		}
+	}
+	for s := uint64(1); s <= before+1; s++ {
+		p, ok := seen[s]
+		switch {
+		case !ok:
+			t.Errorf("seq %d never published", s)
+		case s == 3 && !strings.Contains(p, `"event":"journal_damaged"`):
+			t.Errorf("seq 3: %s, want the journal_damaged event", p)
+		case s != 3 && s <= before && !strings.Contains(p, fmt.Sprintf("earlier-%02d", s)):
+			t.Errorf("seq %d: %s, want the record as journalled", s, p)
+		case s == before+1 && !strings.Contains(p, `"what":"publisher"`):
+			t.Errorf("seq %d: %s, want the first run's publisher fault", s, p)
+		}
+	}
+	if rolls != 2 {
+		t.Errorf("%d rolls published after the repair, want the recording's 2", rolls)
 	}
 }

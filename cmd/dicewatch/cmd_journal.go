@@ -1,0 +1,131 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/dicewatch/dicewatch/config"
+	"github.com/dicewatch/dicewatch/journal"
+)
+
+const journalUsage = `usage: dicewatch journal check  (--journal DIR | --config FILE) [--json]
+       dicewatch journal repair (--journal DIR | --config FILE) [--json]
+
+check   reads every record of the journal and reports each run of damaged
+        bytes and the records lost in it; it changes nothing and may run
+        while the daemon runs. Exit status 0: no damage a reader would meet
+        (a torn tail of the newest segment, which the daemon cuts itself,
+        is reported but is not damage); 1: damage; 2: usage.
+repair  (the daemon stopped) moves each damaged segment whole into
+        DIR/damaged/<UTC time>/ and writes it again with every record that
+        reads back whole and, for each record lost, an event
+        journal_damaged with the lost record's seq and id. The daemon then
+        starts and publishes on from where the broker last acknowledged.
+        Exit status 0: repaired, or nothing to repair; 1: an error.`
+
+// cmdJournal is `dicewatch journal check|repair`: what a technician runs
+// when the daemon stops on a damaged journal record (the publisher's
+// fault, status offline with reason journal_damaged).
+func cmdJournal(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || (args[0] != "check" && args[0] != "repair") {
+		fmt.Fprintln(stderr, journalUsage)
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			return 0
+		}
+		return 2
+	}
+	op := args[0]
+	fs := flag.NewFlagSet("journal "+op, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("journal", "", "journal directory (journal.dir in the config)")
+	cfgPath := fs.String("config", "", "take the journal directory from this daemon config")
+	asJSON := fs.Bool("json", false, "print the report as one JSON object")
+	if err := fs.Parse(args[1:]); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 || (*dir == "") == (*cfgPath == "") {
+		fmt.Fprintln(stderr, journalUsage)
+		return 2
+	}
+	if *cfgPath != "" {
+		cfg, err := config.Load(*cfgPath)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		*dir = cfg.Journal.Dir
+	}
+	if op == "check" {
+		rep, err := journal.Check(*dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "dicewatch journal check: %v\n", err)
+			return 1
+		}
+		if *asJSON {
+			writeJSON(stdout, rep)
+		} else {
+			writeCheck(stdout, rep)
+		}
+		if rep.Damaged() {
+			return 1
+		}
+		return 0
+	}
+	rep, err := journal.Repair(*dir, time.Now())
+	if *asJSON {
+		writeJSON(stdout, rep)
+	} else {
+		writeCheck(stdout, rep.CheckReport)
+		switch {
+		case rep.Aside != "":
+			fmt.Fprintf(stdout, "repaired: %d lost record(s) written again as %s events; the damaged segment(s) kept whole in %s\n",
+				rep.Replaced, journal.DamagedEvent, rep.Aside)
+		case err == nil:
+			fmt.Fprintln(stdout, "nothing to repair")
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "dicewatch journal repair: %v\n", err)
+		if errors.Is(err, journal.ErrLocked) {
+			fmt.Fprintln(stderr, "the daemon holds the journal: sudo systemctl stop dicewatch, then repair")
+		}
+		return 1
+	}
+	return 0
+}
+
+func writeJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+// writeCheck prints a check's findings for a person.
+func writeCheck(w io.Writer, rep journal.CheckReport) {
+	fmt.Fprintf(w, "journal %s: %d segment(s), %d record(s) read back whole", rep.Dir, rep.Segments, rep.Readable)
+	if rep.Readable > 0 {
+		fmt.Fprintf(w, " (seq %d..%d)", rep.FirstSeq, rep.LastSeq)
+	}
+	fmt.Fprintln(w)
+	for _, d := range rep.Damage {
+		switch {
+		case d.Tail:
+			fmt.Fprintf(w, "  %s at offset %d: %d byte(s) torn off the end from seq %d (a write cut by a crash; the daemon cuts it at start)\n",
+				d.Segment, d.Offset, d.Bytes, d.FirstSeq)
+		case d.Records() == 0:
+			fmt.Fprintf(w, "  %s at offset %d: %d damaged byte(s) between records, no record lost\n", d.Segment, d.Offset, d.Bytes)
+		default:
+			fmt.Fprintf(w, "  %s at offset %d: %d damaged byte(s), seq %d..%d lost (%d record(s))\n",
+				d.Segment, d.Offset, d.Bytes, d.FirstSeq, d.LastSeq, d.Records())
+		}
+	}
+	if rep.Damaged() {
+		fmt.Fprintln(w, "DAMAGED: the publisher stops at the first lost record; stop the daemon and run dicewatch journal repair")
+	} else {
+		fmt.Fprintln(w, "OK")
+	}
+}

@@ -1,0 +1,398 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DamagedDir is the folder inside a journal directory where Repair puts
+// each damaged segment, whole, before it writes the repaired one.
+const DamagedDir = "damaged"
+
+// DamagedEvent is the "event" of the record Repair writes in place of each
+// record it could not read.
+const DamagedEvent = "journal_damaged"
+
+// Damage is one run of unreadable bytes in a segment.
+type Damage struct {
+	// Segment is the segment file's base name.
+	Segment string `json:"segment"`
+	// Offset and Bytes place the unreadable bytes in it.
+	Offset int64 `json:"offset"`
+	Bytes  int64 `json:"bytes"`
+	// FirstSeq..LastSeq are the records lost in them (LastSeq is 0 when
+	// it cannot be known: a tail of the newest segment).
+	FirstSeq uint64 `json:"first_seq"`
+	LastSeq  uint64 `json:"last_seq,omitempty"`
+	// Tail: nothing readable follows in the newest segment. That is how a
+	// write torn by a crash looks, and Open cuts it off by itself.
+	Tail bool `json:"tail,omitempty"`
+
+	toEnd bool // no whole record follows in the segment
+}
+
+// Records is how many records the damage lost (0 for a tail).
+func (d Damage) Records() uint64 {
+	if d.LastSeq < d.FirstSeq {
+		return 0
+	}
+	return d.LastSeq - d.FirstSeq + 1
+}
+
+// CheckReport is what Check found.
+type CheckReport struct {
+	Dir      string `json:"dir"`
+	Segments int    `json:"segments"`
+	// Readable counts the records that read back whole, FirstSeq and
+	// LastSeq the oldest and newest of them.
+	Readable uint64   `json:"readable"`
+	FirstSeq uint64   `json:"first_seq"`
+	LastSeq  uint64   `json:"last_seq"`
+	Damage   []Damage `json:"damage,omitempty"`
+}
+
+// Damaged reports whether a record a reader would reach is unreadable:
+// damage other than a torn tail of the newest segment (which Open cuts).
+func (r CheckReport) Damaged() bool {
+	for _, d := range r.Damage {
+		if !d.Tail {
+			return true
+		}
+	}
+	return false
+}
+
+// segScan is one segment read frame by frame, resynchronising after
+// damage on the next frame that reads back whole.
+type segScan struct {
+	good   []span // whole records, in order
+	damage []Damage
+	next   uint64 // seq after the last whole record
+}
+
+type span struct {
+	off, n int64
+	seq    uint64
+}
+
+// recordStart is how every record's JSON begins (Record's first field).
+var recordStart = []byte(`{"seq":`)
+
+// scanDamaged reads b (a segment of base) and lists its whole records and
+// the damaged runs between them. A run ends at the next frame, at any
+// offset, whose checksum matches and that decodes to a record with a
+// later seq; within the segment a record may not go back in seq.
+func scanDamaged(name string, b []byte, base uint64) segScan {
+	var s segScan
+	want := base
+	off := int64(0)
+	for off < int64(len(b)) {
+		if p, n, ok := readFrame(b[off:]); ok {
+			if r, ok := decodeRecord(p, want); ok {
+				s.good = append(s.good, span{off, int64(n), r.Seq})
+				off += int64(n)
+				want++
+				continue
+			}
+		}
+		// Damage at off: find the next whole record after it.
+		at, seq := resync(b, off+1, want)
+		if at < 0 {
+			s.damage = append(s.damage, Damage{Segment: name, Offset: off, Bytes: int64(len(b)) - off, FirstSeq: want, toEnd: true})
+			break
+		}
+		s.damage = append(s.damage, Damage{Segment: name, Offset: off, Bytes: at - off, FirstSeq: want, LastSeq: seq - 1})
+		off, want = at, seq
+	}
+	s.next = want
+	return s
+}
+
+// resync finds the first offset from from at which a whole record with a
+// seq at or after want starts; -1 if none does.
+func resync(b []byte, from int64, want uint64) (int64, uint64) {
+	for off := from; off+headerLen+int64(len(recordStart)) <= int64(len(b)); off++ {
+		i := bytes.Index(b[off+headerLen:], recordStart)
+		if i < 0 {
+			return -1, 0
+		}
+		off += int64(i)
+		p, _, ok := readFrame(b[off:])
+		if !ok {
+			continue
+		}
+		var r Record
+		if json.Unmarshal(p, &r) != nil || r.Seq < want {
+			continue
+		}
+		if _, ok := decodeRecord(p, r.Seq); ok {
+			return off, r.Seq
+		}
+	}
+	return -1, 0
+}
+
+// Check reads every segment of the journal in dir, frame by frame, and
+// reports each run of bytes that does not read back as the next record.
+// It takes no lock and changes nothing, so it is safe while a daemon
+// runs (the newest segment's unsynced end may then show as a tail).
+func Check(dir string) (CheckReport, error) {
+	rep := CheckReport{Dir: dir}
+	if _, err := os.Stat(dir); err != nil {
+		return rep, fmt.Errorf("journal: %w", err)
+	}
+	segs, err := listSegments(dir)
+	if err != nil {
+		return rep, err
+	}
+	rep.Segments = len(segs)
+	for i, sg := range segs {
+		b, err := os.ReadFile(sg.path)
+		if err != nil {
+			return rep, fmt.Errorf("journal: %w", err)
+		}
+		sc := scanDamaged(filepath.Base(sg.path), b, sg.base)
+		rep.Readable += uint64(len(sc.good))
+		if len(sc.good) > 0 {
+			if rep.FirstSeq == 0 {
+				rep.FirstSeq = sc.good[0].seq
+			}
+			rep.LastSeq = sc.good[len(sc.good)-1].seq
+		}
+		for _, d := range sc.damage {
+			if d.toEnd {
+				if i == len(segs)-1 {
+					d.Tail = true
+				} else if next := segs[i+1].base; next > d.FirstSeq {
+					// A run to the segment's end: the next segment
+					// starts at the next seq.
+					d.LastSeq = next - 1
+				}
+			}
+			rep.Damage = append(rep.Damage, d)
+		}
+	}
+	return rep, nil
+}
+
+// RepairReport says what Repair did.
+type RepairReport struct {
+	CheckReport
+	// Aside is the folder (inside the journal directory) the damaged
+	// segments were moved to, whole; empty if nothing was repaired.
+	Aside string `json:"aside,omitempty"`
+	// Replaced counts the records written in place of unreadable ones.
+	Replaced uint64 `json:"replaced"`
+}
+
+// Repair makes a damaged journal readable again, keeping every record
+// that reads back whole and every byte that does not. It takes the
+// journal's lock, so the daemon must be stopped (ErrLocked otherwise).
+// Each segment with damage is moved, whole, into damaged/<UTC time>/ in
+// dir, and a repaired segment written in its place: its whole records
+// byte for byte, and for each seq lost in the damage an "event" record
+// with event journal_damaged (the same seq and id, so a consumer that
+// had the lost record drops it as a re-delivery, and one that had not
+// learns it is gone) naming the segment, offset and bytes kept aside. A
+// damaged tail of the newest segment (how a torn write looks) is moved
+// aside with its segment and not replaced: Open would cut it anyway.
+// A journal without damage is left as it is.
+func Repair(dir string, now time.Time) (RepairReport, error) {
+	var rep RepairReport
+	lf, err := os.OpenFile(filepath.Join(dir, "LOCK"), os.O_RDWR, 0)
+	if err != nil {
+		return rep, fmt.Errorf("journal: lock: %w", err)
+	}
+	defer lf.Close()
+	if err := lockExclusive(lf); err != nil {
+		if errors.Is(err, ErrLocked) {
+			return rep, fmt.Errorf("journal: %s: %w (stop the daemon first)", dir, ErrLocked)
+		}
+		return rep, fmt.Errorf("journal: lock: %w", err)
+	}
+	epoch, err := readEpoch(dir)
+	if err != nil {
+		return rep, err
+	}
+	rep.CheckReport, err = Check(dir)
+	if err != nil || len(rep.Damage) == 0 {
+		return rep, err
+	}
+	stamp := now.UTC().Format("20060102T150405Z")
+	aside := filepath.Join(DamagedDir, stamp)
+	if err := os.MkdirAll(filepath.Join(dir, aside), 0o750); err != nil {
+		return rep, fmt.Errorf("journal: repair: %w", err)
+	}
+	sameOwner(filepath.Join(dir, DamagedDir), dir)
+	sameOwner(filepath.Join(dir, aside), dir)
+	rep.Aside = aside
+	segs, err := listSegments(dir)
+	if err != nil {
+		return rep, err
+	}
+	bySeg := map[string][]Damage{}
+	for _, d := range rep.Damage {
+		bySeg[d.Segment] = append(bySeg[d.Segment], d)
+	}
+	for _, sg := range segs {
+		name := filepath.Base(sg.path)
+		ds := bySeg[name]
+		if len(ds) == 0 {
+			continue
+		}
+		n, err := repairSegment(dir, sg, ds, epoch, filepath.Join(aside, name), now)
+		rep.Replaced += n
+		if err != nil {
+			return rep, err
+		}
+	}
+	return rep, syncDir(dir)
+}
+
+// readEpoch reads journal.id (Repair makes none).
+func readEpoch(dir string) (string, error) {
+	if _, err := os.Stat(filepath.Join(dir, "journal.id")); err != nil {
+		return "", fmt.Errorf("journal: %w", err)
+	}
+	return loadEpoch(dir)
+}
+
+// repairSegment writes sg again without its damage (see Repair), the
+// original kept at aside (relative to dir). It returns how many records
+// it wrote in place of lost ones.
+func repairSegment(dir string, sg segment, ds []Damage, epoch, aside string, now time.Time) (uint64, error) {
+	b, err := os.ReadFile(sg.path)
+	if err != nil {
+		return 0, fmt.Errorf("journal: repair: %w", err)
+	}
+	sc := scanDamaged(filepath.Base(sg.path), b, sg.base)
+	var out bytes.Buffer
+	var replaced uint64
+	gi := 0
+	for _, d := range ds {
+		for gi < len(sc.good) && sc.good[gi].off < d.Offset {
+			g := sc.good[gi]
+			out.Write(b[g.off : g.off+g.n])
+			gi++
+		}
+		if d.Tail {
+			continue
+		}
+		for seq := d.FirstSeq; seq <= d.LastSeq && seq >= d.FirstSeq; seq++ {
+			body, err := json.Marshal(map[string]any{
+				"event": DamagedEvent, "segment": d.Segment, "offset": d.Offset, "bytes": d.Bytes,
+				"first_seq": d.FirstSeq, "last_seq": d.LastSeq, "kept_in": filepath.ToSlash(aside),
+			})
+			if err != nil {
+				return replaced, fmt.Errorf("journal: repair: %w", err)
+			}
+			rec := Record{Seq: seq, ID: epoch + "-" + strconv.FormatUint(seq, 10), Kind: "event", TS: now.UTC(), Body: body}
+			payload, err := json.Marshal(rec)
+			if err != nil {
+				return replaced, fmt.Errorf("journal: repair: %w", err)
+			}
+			var hdr [headerLen]byte
+			binary.LittleEndian.PutUint32(hdr[0:4], uint32(len(payload)))
+			binary.LittleEndian.PutUint32(hdr[4:8], crc32.Checksum(payload, castagnoli))
+			out.Write(hdr[:])
+			out.Write(payload)
+			replaced++
+		}
+	}
+	for ; gi < len(sc.good); gi++ {
+		g := sc.good[gi]
+		out.Write(b[g.off : g.off+g.n])
+	}
+	// The original goes aside first (a rename: the bytes are never
+	// rewritten), then the repaired segment is put in its place; a crash
+	// between the two leaves the segment missing, never half-written, and
+	// the original is still there to put back.
+	tmp := filepath.Join(dir, "."+filepath.Base(sg.path)+".repair")
+	if err := writeSynced(tmp, out.Bytes()); err != nil {
+		return replaced, err
+	}
+	sameOwner(tmp, sg.path)
+	if err := os.Rename(sg.path, filepath.Join(dir, aside)); err != nil {
+		os.Remove(tmp)
+		return replaced, fmt.Errorf("journal: repair: move aside: %w", err)
+	}
+	if err := os.Rename(tmp, sg.path); err != nil {
+		return replaced, fmt.Errorf("journal: repair: %w", err)
+	}
+	if err := syncDir(filepath.Join(dir, filepath.Dir(aside))); err != nil {
+		return replaced, err
+	}
+	return replaced, nil
+}
+
+// writeSynced writes b to a new file at path and syncs it.
+func writeSynced(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o640)
+	if err != nil {
+		return fmt.Errorf("journal: repair: %w", err)
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		os.Remove(path)
+		return fmt.Errorf("journal: repair: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(path)
+		return fmt.Errorf("journal: repair: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(path)
+		return fmt.Errorf("journal: repair: %w", err)
+	}
+	return nil
+}
+
+// keepTornTail copies the bytes Open is about to cut off the newest
+// segment (from off on) into damaged/ in the journal directory, for the
+// audit, unless they are all zeros (a power cut's unwritten blocks, which
+// hold nothing). A torn write holds no record anyone was told of; but
+// whole records after the bad frame mean a record damaged on disk, with
+// later, published ones that the cut drops: those are logged at error
+// level, with where their bytes are kept (dicewatch journal check names
+// such damage before a start; the cut is Open's, as before). Keeping the
+// bytes is best effort: a failure is logged and the start goes on.
+func (j *Journal) keepTornTail(f *os.File, off int64, next uint64) {
+	info, err := f.Stat()
+	if err != nil || info.Size() <= off {
+		return
+	}
+	b := make([]byte, info.Size()-off)
+	if _, err := f.ReadAt(b, off); err != nil {
+		j.log.Error("journal: torn tail not kept", "err", err)
+		return
+	}
+	if bytes.Count(b, []byte{0}) == len(b) {
+		return
+	}
+	name := fmt.Sprintf("torn-%s-%s-%d.bin", j.opts.Now().UTC().Format("20060102T150405.000Z"), strings.TrimSuffix(filepath.Base(f.Name()), segSuffix), off)
+	rel := filepath.Join(DamagedDir, name)
+	err = os.MkdirAll(filepath.Join(j.dir, DamagedDir), 0o750)
+	if err == nil {
+		err = writeFileSync(filepath.Join(j.dir, rel), b)
+	}
+	if err != nil {
+		j.log.Error("journal: torn tail not kept", "bytes", len(b), "err", err)
+		return
+	}
+	if at, seq := resync(b, 1, next); at >= 0 {
+		j.log.Error("journal: a damaged record cut at start with whole records after it: they are not in the journal now; its bytes are kept",
+			"first_seq_cut", next, "whole_from_seq", seq, "kept_in", rel)
+		return
+	}
+	j.log.Info("journal: torn tail kept", "bytes", len(b), "kept_in", rel)
+}
