@@ -170,6 +170,10 @@ def main():
         len(missed), len(clean), len(false), 100 * len(false) / max(len(clean), 1)))
     nm = len(missed)
     cocked_table(cocked, "cock angle", angle_bin, nm)
+    for lim in (5, 10, 15, 20):
+        under = [d for d in cocked if num(d, "tilt") < lim]
+        ud = [d for d in under if d["det"]]
+        print("  under %2d degrees: %d cocked, %d detected, %d missed" % (lim, len(under), len(ud), sum(d["called_flat"] for d in ud)))
     cocked_table(cocked, "leans on  ", lambda d: d["lean"], nm)
     cocked_table(cocked, "camera    ", camera, nm)
     cocked_table(cocked, "lean/camera", lambda d: d["lean"] + "/" + camera(d), nm)
