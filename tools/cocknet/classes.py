@@ -31,7 +31,9 @@ times the die's edge there), what the reader made of the die (not
 detected, unread, read right, read wrong), the true and the read value,
 and with TestCockGeoDiag's file the face rectangle's squareness with the
 view undone (its "square" cue under 0.06: as square as a flat die's,
-which cos 20 degrees is not). The flat dice called cocked are classed by
+which cos 20 degrees is not); with TestCockDiag's file whether a side
+band was seen (its b0 column, faceBands' widest band past the top face,
+0.15 edge or more). The flat dice called cocked are classed by
 the camera's tilt, colour, a detection within 1.6 edges, what the reader
 made of them and, with TestCockGeoDiag's file, the rule that called them
 (the nets or the footprint with the tilt alone, or the lattice rule
@@ -147,6 +149,15 @@ def false_table(rows, name, key, n_false):
         print("  %-20s %8d %8d %9.2f %8.1f" % (k, n[k], f[k], 100 * f[k] / n[k], 100 * f[k] / max(n_false, 1)))
 
 
+def band(d):
+    if not d["det"]:
+        return "a not detected"
+    b = num(d, "b0")
+    if math.isnan(b):
+        return "b not measured"
+    return "c none (<0.15 edge)" if b < 0.15 else "d seen (>=0.15 edge)"
+
+
 def rule(d):
     if d["called_flat"]:
         return "- flat"
@@ -184,6 +195,8 @@ def main():
     cocked_table(cocked, "read value", lambda d: d["val"] if d["det"] else "-", nm)
     if geo:
         cocked_table(cocked, "face rect ", squareness, nm)
+    else:
+        cocked_table(cocked, "side band ", band, nm)
     nf = len(false)
     false_table(clean, "camera    ", cam_band, nf)
     false_table(clean, "colour    ", lambda d: d["style"], nf)
@@ -191,6 +204,8 @@ def main():
     false_table(clean, "reader saw", saw, nf)
     if geo:
         false_table(clean, "rule      ", rule, nf)
+    else:
+        false_table(clean, "side band ", band, nf)
 
 
 if __name__ == "__main__":
