@@ -552,6 +552,7 @@ func evalStills(t *testing.T, n int) map[string]*stillTally {
 				if calView != nil {
 					cal.opts.ViewTiltDeg, cal.opts.ViewUp = calView.views(tr)
 				}
+				stillPinholeView(tr, &cal.opts)
 				r = cal
 			}
 			t1 := time.Now()
