@@ -130,3 +130,119 @@ func stillPinholeView(tr scene.StillTruth, o *ReaderOptions) {
 		return [2]float64{u.X, u.Y}
 	}
 }
+
+// TestStillPinholeCal checks what the calibrated read of a pinhole still
+// is given against the camera the still was drawn through, at every die:
+// the die edge at each place is the camera's on the table there, the
+// view's angle off vertical the angle of the line from the table there
+// to the camera, and ViewUp points the way the camera draws a vertical
+// edge standing there, with length the sine of that angle.
+func TestStillPinholeCal(t *testing.T) {
+	o := scene.StillOptions{Pinhole: scene.PinholeOptions{HeightMM: scene.HeightRange{Min: 600, Max: 1200}}}
+	wide := o
+	wide.Pinhole.FocalShare = 0.9
+	n := 0
+	for _, opt := range []scene.StillOptions{o, wide} {
+		for seed := int64(0); seed < 12; seed++ {
+			_, tr, err := scene.StillJPEG(seed, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cam := stillPinholeCamOf(tr)
+			var ro ReaderOptions
+			stillPinholeView(tr, &ro)
+			for _, d := range tr.Dice {
+				px := [2]float64{d.CX, d.CY}
+				m := cam.unproject(px)
+				a, b := cam.project([2]float64{m[0] - 9.5, m[1]}), cam.project([2]float64{m[0] + 9.5, m[1]})
+				c, e := cam.project([2]float64{m[0], m[1] - 9.5}), cam.project([2]float64{m[0], m[1] + 9.5})
+				edge := (math.Hypot(b[0]-a[0], b[1]-a[1]) + math.Hypot(e[0]-c[0], e[1]-c[1])) / 2
+				if got := ro.ExpectedEdgePx(d.CX, d.CY); math.Abs(got/edge-1) > 0.005 {
+					t.Errorf("still %d at (%.0f, %.0f): edge %.2f px, the camera's %.2f", seed, d.CX, d.CY, got, edge)
+				}
+				// the camera's line of sight there and its picture of a
+				// vertical edge (z towards the camera in stillPinholeCam)
+				ray := [3]float64{cam.c[0] - m[0], cam.c[1] - m[1], cam.c[2]}
+				tilt := math.Acos(ray[2]/math.Sqrt(ray[0]*ray[0]+ray[1]*ray[1]+ray[2]*ray[2])) * 180 / math.Pi
+				if got := ro.ViewTiltDeg(d.CX, d.CY); math.Abs(got-tilt) > 0.05 {
+					t.Errorf("still %d at (%.0f, %.0f): view %.2f deg off vertical, the camera's %.2f", seed, d.CX, d.CY, got, tilt)
+				}
+				foot, top := cam.project3([3]float64{m[0], m[1], 0}), cam.project3([3]float64{m[0], m[1], 19})
+				u := ro.ViewUp(d.CX, d.CY)
+				want := math.Sin(tilt * math.Pi / 180)
+				if math.Abs(math.Hypot(u[0], u[1])-want) > 0.005 {
+					t.Errorf("still %d at (%.0f, %.0f): ViewUp %v, length want %.3f", seed, d.CX, d.CY, u, want)
+				}
+				if tilt > 2 {
+					da := math.Remainder(math.Atan2(u[1], u[0])-math.Atan2(top[1]-foot[1], top[0]-foot[0]), 2*math.Pi)
+					if math.Abs(da) > 0.5*math.Pi/180 {
+						t.Errorf("still %d at (%.0f, %.0f): ViewUp %v, the camera draws a vertical along (%.2f, %.2f)", seed, d.CX, d.CY, u, top[0]-foot[0], top[1]-foot[1])
+					}
+				}
+				n++
+			}
+		}
+	}
+	if n < 50 {
+		t.Fatalf("only %d dice checked", n)
+	}
+}
+
+// TestStillPinholeSides checks the side sidesFrom takes a die's visible
+// sides to face, at every die of pinhole stills 0..59 (two lenses),
+// against the camera's: from the die's top towards its foot, along the
+// picture of its vertical edge. Given the calibration's view (what the
+// daemon gives) it must be within 45 degrees wherever the view is 3
+// degrees or more off vertical; given the edge at each place only, it
+// logs (-v) how often the edge's rule takes the other side (a tilted
+// camera's dice between the nadir and the picture's near edge).
+func TestStillPinholeSides(t *testing.T) {
+	if testing.Short() {
+		t.Skip("draws generated stills")
+	}
+	o := scene.StillOptions{Pinhole: scene.PinholeOptions{HeightMM: scene.HeightRange{Min: 600, Max: 1200}}}
+	wide := o
+	wide.Pinhole.FocalShare = 0.9
+	var n, offView, offEdge, centreEdge int
+	for _, opt := range []scene.StillOptions{o, wide} {
+		for seed := int64(0); seed < 60; seed++ {
+			_, tr, err := scene.StillJPEG(seed, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cam := stillPinholeCamOf(tr)
+			var withView, edgeOnly Reader
+			stillPinholeView(tr, &withView.opts)
+			edgeOnly.opts.ExpectedEdgePx = withView.opts.ExpectedEdgePx
+			ocx, ocy := float64(tr.Width)/2, float64(tr.Height)/2
+			for i, d := range tr.Dice {
+				if withView.opts.ViewTiltDeg(d.CX, d.CY) < 3 {
+					continue
+				}
+				m := cam.unproject([2]float64{d.CX, d.CY})
+				foot, top := cam.project3([3]float64{m[0], m[1], 0}), cam.project3([3]float64{m[0], m[1], 19})
+				want := math.Atan2(foot[1]-top[1], foot[0]-top[0])
+				c := candidate{cx: d.CX, cy: d.CY, edge: withView.opts.ExpectedEdgePx(d.CX, d.CY)}
+				off := func(x, y float64) float64 {
+					return math.Abs(math.Remainder(math.Atan2(y-c.cy, x-c.cx)-want, 2*math.Pi)) * 180 / math.Pi
+				}
+				n++
+				if a := off(withView.sidesFrom(c, 0, 0, ocx, ocy)); a > 45 {
+					offView++
+					t.Errorf("still %d die %d (tilt %.1f, %.0f px f): with the view, sides taken %.0f deg off the camera's", seed, i, tr.CameraTiltDeg, tr.FocalPx, a)
+				}
+				x, y := edgeOnly.sidesFrom(c, 0, 0, ocx, ocy)
+				if x == ocx && y == ocy {
+					centreEdge++
+				}
+				if off(x, y) > 90 {
+					offEdge++
+				}
+			}
+		}
+	}
+	t.Logf("%d dice seen 3 deg or more off vertical: sides over 45 deg off the camera's with the view %d; over 90 deg off with the edge at each place only %d (that rule kept the optical centre at %d)", n, offView, offEdge, centreEdge)
+	if n < 100 {
+		t.Fatalf("only %d dice checked", n)
+	}
+}
