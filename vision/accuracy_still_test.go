@@ -32,6 +32,9 @@ import (
 // and the picture of a die's vertical edge (ReaderOptions.ViewTiltDeg and
 // ViewUp; see evalStills), DICEWATCH_STILL_VIEW=cal or pinhole the view a
 // table calibration of the still's camera gives (stillcal_test.go).
+// DICEWATCH_STILL_CAMERA=pinhole draws the stills through a real pinhole
+// camera instead and gives the calibrated read that camera's calibration
+// (stillpinhole_test.go).
 //
 // It prints the time spent generating the stills and the mean read time
 // of each mode.
@@ -552,6 +555,7 @@ func evalStills(t *testing.T, n int) map[string]*stillTally {
 				if calView != nil {
 					cal.opts.ViewTiltDeg, cal.opts.ViewUp = calView.views(tr)
 				}
+				stillPinholeView(tr, &cal.opts)
 				r = cal
 			}
 			t1 := time.Now()

@@ -92,6 +92,9 @@ func TestCockStackDiag(t *testing.T) {
 // that map's x direction at the die's place. A table calibration knows
 // the same map.
 func stillEdgeAt(tr scene.StillTruth) func(x, y float64) float64 {
+	if tr.FocalPx > 0 {
+		return stillPinholeEdgeAt(tr) // a pinhole still: its calibration's
+	}
 	const edgeMM = 19.0
 	pxmm := tr.EdgePx / edgeMM
 	spanX, spanY := float64(tr.Width)/pxmm, float64(tr.Height)/pxmm

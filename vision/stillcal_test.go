@@ -129,17 +129,7 @@ func (v *stillCalView) calibrate(tr scene.StillTruth) (*calibration.Calibration,
 		if f == 0 {
 			f = stillKeystoneFocal(tr)
 		}
-		ph := stillPinhole(tr.CameraTiltDeg, f, f/pxmm, w, h)
-		for i := 0; i <= 5; i++ {
-			for j := 0; j <= 4; j++ {
-				px := [2]float64{w * (0.05 + 0.9*float64(i)/5), h * (0.05 + 0.9*float64(j)/4)}
-				mm := ph.unproject(px)
-				refs = append(refs, calibration.RefPoint{Px: ph.project(mm), MM: mm})
-			}
-		}
-		for _, px := range [][2]float64{{0, 0}, {w, 0}, {w, h}, {0, h}} {
-			poly = append(poly, ph.unproject(px))
-		}
+		refs, poly = pinholeRefs(stillPinhole(tr.CameraTiltDeg, f, f/pxmm, w, h), w, h)
 		if v.focal == "estimate" {
 			f = 0
 		}

@@ -47,10 +47,19 @@ func stillFirst(t *testing.T) int64 {
 // (scene.StillOptions.CameraHeightMM); every other die is drawn as
 // without it.
 func stillOptions(t testing.TB) scene.StillOptions {
+	if o, ok := stillPinholeOptions(t); ok {
+		return scene.StillOptions{Pinhole: o}
+	}
 	v := os.Getenv("DICEWATCH_STILL_CAMERA_H")
 	if v == "" {
 		return scene.StillOptions{}
 	}
+	return scene.StillOptions{CameraHeightMM: parseHeightRange(t, v)}
+}
+
+// parseHeightRange reads DICEWATCH_STILL_CAMERA_H's value v: a height in
+// mm or a range A-B.
+func parseHeightRange(t testing.TB, v string) scene.HeightRange {
 	a, b, rng := strings.Cut(v, "-")
 	lo, err1 := strconv.ParseFloat(a, 64)
 	hi := lo
@@ -61,7 +70,7 @@ func stillOptions(t testing.TB) scene.StillOptions {
 	if err1 != nil || err2 != nil || lo < 100 || hi < lo {
 		t.Fatalf("DICEWATCH_STILL_CAMERA_H=%q: want a height in mm (100 or more) or a range A-B", v)
 	}
-	return scene.StillOptions{CameraHeightMM: scene.HeightRange{Min: lo, Max: hi}}
+	return scene.HeightRange{Min: lo, Max: hi}
 }
 
 // readStills reads the stills DICEWATCH_STILL_FIRST.. (DICEWATCH_STILLS
@@ -132,6 +141,7 @@ func readStillsR(t *testing.T, before func(), visit func(r *Reader, seed int64, 
 				if localEdge {
 					cal.opts.ExpectedEdgePx = stillEdgeAt(tr)
 				}
+				stillPinholeView(tr, &cal.opts)
 				r = cal
 			}
 			before()

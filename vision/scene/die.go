@@ -41,6 +41,10 @@ type pose struct {
 	X, Y  float64
 	R     [9]float64
 	Scale float64
+	// Lift is how high the die's lowest point is over the table, in mm
+	// (a die stacked on another: an edge); only the pinhole draw
+	// (raster.pin) places dice in depth.
+	Lift float64
 }
 
 type vec3 [3]float64
@@ -147,6 +151,9 @@ type raster struct {
 	// rotations are seen through it (showing side faces) and die offsets
 	// scale evenly instead of through the table plane's foreshortening.
 	camR *[9]float64
+	// pin, when set, is a real pinhole camera (StillOptions.Pinhole):
+	// every die is projected through it from where it is (pinhole.go).
+	pin *pinholeCam
 }
 
 // local is where a pose lands: its centre in px, the mm->px map for its
@@ -182,6 +189,9 @@ type facePx struct {
 
 // dieBox is the pixel box a set of poses covers.
 func (r *raster) dieBox(edge float64, poses []pose) image.Rectangle {
+	if r.pin != nil {
+		return r.pinDieBox(edge, poses)
+	}
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, p := range poses {
 		cx, cy, j, _ := r.local(p)
@@ -201,6 +211,9 @@ func (r *raster) topBox(edge float64, p pose) image.Rectangle {
 // faceBox is the box of the visible faces, or with upOnly of the face that
 // points most up on the table (the top face a label boxes).
 func (r *raster) faceBox(edge float64, p pose, upOnly bool) image.Rectangle {
+	if r.pin != nil {
+		return r.pinFaceBox(edge, p, upOnly)
+	}
 	cx, cy, j, rot := r.local(p)
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	best := -2.0
@@ -230,6 +243,9 @@ func (r *raster) faceBox(edge float64, p pose, upOnly bool) image.Rectangle {
 }
 
 func (r *raster) facesOf(edge float64, p pose, st *Style) []facePx {
+	if r.pin != nil {
+		return r.pinFaces(edge, p, st)
+	}
 	cx, cy, j, rot := r.local(p)
 	out := make([]facePx, 0, 3)
 	for i := range faces {

@@ -37,6 +37,12 @@ type StillOptions struct {
 	// place, which a camera about 0.13..0.28 m up would show (see
 	// ImpliedCameraHeightMM).
 	CameraHeightMM HeightRange
+	// Pinhole, when its HeightMM.Min is set, draws the still through a
+	// real pinhole camera (PinholeOptions, pinhole.go): every die seen
+	// from the camera's centre, at its own depth. It takes the place of
+	// CameraHeightMM (both set is an error). The zero value keeps the
+	// historical draw.
+	Pinhole PinholeOptions
 }
 
 // HeightRange is a range of camera heights over the table, in mm.
@@ -77,14 +83,21 @@ type StillTruth struct {
 	CameraTiltDeg float64 `json:"camera_tilt_deg"`
 	// CameraHeightMM is the camera's height over the table when the still
 	// was drawn with one (StillOptions.CameraHeightMM), else 0.
-	CameraHeightMM float64           `json:"camera_height_mm,omitempty"`
-	Blur           float64           `json:"blur_sigma_px"`
-	Noise          float64           `json:"noise_sigma"`
-	JPEGQuality    int               `json:"jpeg_quality"`
-	Glare          bool              `json:"glare"`
-	Dice           []StillDie        `json:"dice"`
-	Chips          [][2]int          `json:"chips,omitempty"` // chip stack centres, px
-	Walls          []image.Rectangle `json:"walls,omitempty"`
+	CameraHeightMM float64 `json:"camera_height_mm,omitempty"`
+	// FocalPx is the focal length of a still drawn through a pinhole
+	// (StillOptions.Pinhole), else 0. Such a still's camera is exactly
+	// CameraHeightMM over the table, CameraTiltDeg off vertical about the
+	// picture's x axis, looking at the picture's centre from its bottom
+	// side, with this focal length and the principal point at the
+	// picture's centre; the table's origin is under the picture's centre.
+	FocalPx     float64           `json:"focal_px,omitempty"`
+	Blur        float64           `json:"blur_sigma_px"`
+	Noise       float64           `json:"noise_sigma"`
+	JPEGQuality int               `json:"jpeg_quality"`
+	Glare       bool              `json:"glare"`
+	Dice        []StillDie        `json:"dice"`
+	Chips       [][2]int          `json:"chips,omitempty"` // chip stack centres, px
+	Walls       []image.Rectangle `json:"walls,omitempty"`
 }
 
 // StillDie is one die in a still scene.
@@ -170,6 +183,16 @@ func StillJPEG(seed int64, opt StillOptions) ([]byte, StillTruth, error) {
 	u := func(a, b float64) float64 { return a + (b-a)*rng.Float64() }
 	tr := StillTruth{Seed: seed, Width: opt.Width, Height: opt.Height}
 	camH := 0.0
+	pinH := 0.0
+	if opt.Pinhole.on() {
+		if opt.CameraHeightMM.Min != 0 {
+			return nil, tr, fmt.Errorf("scene: still: a pinhole camera and a camera height for stacked dice together")
+		}
+		var err error
+		if pinH, err = stillPinholeHeight(seed, opt.Pinhole); err != nil {
+			return nil, tr, err
+		}
+	}
 	if hr := opt.CameraHeightMM; hr.Min != 0 && !(hr.Min > 0 && !math.IsInf(hr.Min, 0) && !math.IsNaN(hr.Max) && !math.IsInf(hr.Max, 0)) {
 		return nil, tr, fmt.Errorf("scene: still camera height %g..%g mm: not a height", hr.Min, hr.Max)
 	} else if hr.Min > 0 {
@@ -196,6 +219,23 @@ func StillJPEG(seed int64, opt StillOptions) ([]byte, StillTruth, error) {
 		tilt = u(8, 35)
 	}
 	tr.CameraTiltDeg = math.Round(tilt*10) / 10
+	var pin *pinholeCam
+	if pinH > 0 {
+		// the camera exactly as the truth gives it
+		tilt = tr.CameraTiltDeg
+		dist := pinH / math.Cos(tilt*math.Pi/180)
+		f := edgePx / edgeMM * dist
+		if opt.Pinhole.FocalShare > 0 {
+			f = opt.Pinhole.FocalShare * float64(opt.Width)
+		}
+		f = math.Round(f*10) / 10
+		edgePx = f / dist * edgeMM
+		tr.EdgePx = math.Round(edgePx*10) / 10
+		pxmm = edgePx / edgeMM
+		tr.CameraHeightMM, tr.FocalPx = pinH, f
+		c := newPinholeCam(pinH, tilt, f, float64(opt.Width), float64(opt.Height))
+		pin = &c
+	}
 	cam := Camera{Width: opt.Width, Height: opt.Height, FPS: 30, PxPerMM: pxmm}
 	spanX, spanY := float64(opt.Width)/pxmm, float64(opt.Height)/pxmm
 	// perspective: the far (top) side of the picture covers more table
@@ -210,6 +250,11 @@ func StillJPEG(seed int64, opt StillOptions) ([]byte, StillTruth, error) {
 	toTab, err := homography4(dst, src)
 	if err != nil {
 		return nil, tr, err
+	}
+	if pin != nil {
+		if toImg, toTab, err = pin.tableMaps(w, h); err != nil {
+			return nil, tr, err
+		}
 	}
 	v := &view{cam: cam, toImg: toImg, toTab: toTab}
 	camR := rotX(tilt * math.Pi / 180)
@@ -238,6 +283,9 @@ func StillJPEG(seed int64, opt StillOptions) ([]byte, StillTruth, error) {
 	// the usable floor, in mm, inside any walls
 	// (the picture is a trapezoid on the table: narrowest at the bottom)
 	fx0, fy0, fx1, fy1 := -spanX/2*(1-k/2)*0.9, -spanY/2*0.9, spanX/2*(1-k/2)*0.9, spanY/2*0.9
+	if pin != nil {
+		fx0, fy0, fx1, fy1 = pinFloor(v)
+	}
 	if len(walls) > 0 {
 		fx0, fy0, fx1, fy1 = walls[0][0], walls[0][1], walls[0][2], walls[0][3]
 	}
@@ -405,12 +453,23 @@ func StillJPEG(seed int64, opt StillOptions) ([]byte, StillTruth, error) {
 		if !ok {
 			continue
 		}
+		if pin != nil {
+			// the camera's depth draws the size; a stacked die rests an
+			// edge up
+			d.p.Scale = 1
+			if d.onDie >= 0 {
+				d.p.Lift = edgeMM
+			}
+		}
 		d.blur = rng.Float64() < 0.04
 		dice = append(dice, d)
 		occupied = append(occupied, at)
 		sd := StillDie{Style: st.Name, OnDie: d.onDie, SizeRatio: math.Round(d.p.Scale*1000) / 1000, Flat: d.tilt == 0,
 			TiltDeg: math.Round(d.tilt*180/math.Pi*10) / 10, MotionBlur: d.blur}
 		sd.Value, _ = topValue(d.p.R)
+		if pin != nil {
+			sd.SizeRatio = math.Round(pin.sizeRatio(edgeMM, d.p)*1000) / 1000
+		}
 		switch {
 		case mode < 0.12 && len(chips) > 0:
 			sd.TouchesChips = true
@@ -432,7 +491,7 @@ func StillJPEG(seed int64, opt StillOptions) ([]byte, StillTruth, error) {
 			}
 		}
 	}
-	r := &raster{buf: buf, w: opt.Width, h: opt.Height, stride: opt.Width * 3, v: v, camR: &camR}
+	r := &raster{buf: buf, w: opt.Width, h: opt.Height, stride: opt.Width * 3, v: v, camR: &camR, pin: pin}
 	// draw bottom dice first, then the ones stacked on them
 	order := make([]int, 0, len(dice))
 	for i := range dice {
@@ -484,6 +543,9 @@ func StillJPEG(seed int64, opt StillOptions) ([]byte, StillTruth, error) {
 		td.Box = [4]int{top.Min.X, top.Min.Y, top.Max.X, top.Max.Y}
 		td.Hull = [4]int{hull.Min.X, hull.Min.Y, hull.Max.X, hull.Max.Y}
 		td.CX, td.CY = v.img(d.p.X, d.p.Y)
+		if pin != nil {
+			td.CX, td.CY, _ = pin.project(pinCentre(edgeMM, d.p))
+		}
 		td.CX, td.CY = math.Round(td.CX*10)/10, math.Round(td.CY*10)/10
 	}
 	for i := range dice {
