@@ -721,7 +721,7 @@ func allMarksCounted(d restDie, fr bgrPatch, dist []uint8, edge float64) bool {
 	for y := y0; y <= y1; y++ {
 		for x := x0; x <= x1; x++ {
 			b, g, rr := fr.at(x, y)
-			white[(y-y0)*w+x-x0] = min(b, g, rr) >= restWhite && dist[y*fr.w+x] > restStrongDiff
+			white[(y-y0)*w+x-x0] = markWhite(b, g, rr) && dist[y*fr.w+x] > restStrongDiff
 		}
 	}
 	for _, c := range components(white, w, h) {
@@ -750,6 +750,30 @@ func allMarksCounted(d restDie, fr bgrPatch, dist []uint8, edge float64) bool {
 	}
 	return true
 }
+
+// markWhite reports a pixel that may be part of a white mark (a pip) in a
+// frame through the camera's JPEG: its least channel reaches restWhite,
+// or it is as bright as that (luma) with every channel at least
+// restPinkWhite. JPEG keeps a pip's brightness at full resolution but its
+// colour only over 2x2 pixels and blocks, so a small pip on a red die
+// turns pink: never-run seed 26 throw 1288 at quality 80, a red 2 cocked
+// 29 degrees against a chip, whose side face's pip (one pixel of
+// least channel 150 or more: 255,184,185, with 243,131,129 and
+// 245,116,120 beside it) was too small to count as a mark, so regrow read
+// its square, which took in both faces, as a flat 2
+// (TestRestCockedPinkPip). Red and green body, print and felt stay under
+// 100 levels of luma; a yellow or orange chip's blue is far under
+// restPinkWhite.
+func markWhite(b, g, r byte) bool {
+	if min(b, g, r) >= restWhite {
+		return true
+	}
+	luma := 0.299*float64(r) + 0.587*float64(g) + 0.114*float64(b)
+	return luma >= restWhite && min(b, g, r) >= restPinkWhite
+}
+
+// restPinkWhite: see markWhite.
+const restPinkWhite = 100
 
 // whitePrintNear reports whether the empty table has white (print as
 // bright as a pip) within 0.75 die edges of a face's centre.
@@ -1772,3 +1796,4 @@ func (p *pipRuler) size(ds []Detection) {
 		p.n = min(p.n+1, pipRulerKeep)
 	}
 }
+
