@@ -1796,4 +1796,3 @@ func (p *pipRuler) size(ds []Detection) {
 		p.n = min(p.n+1, pipRulerKeep)
 	}
 }
-
