@@ -786,18 +786,18 @@ func allMarksCounted(d restDie, fr, bg bgrPatch, dist []uint8, edge float64) boo
 // bright in luma with every channel at least restPinkWhite. JPEG keeps a
 // pip's brightness at full resolution but its colour only over 2x2 pixels
 // and blocks, so a small pip on a red die turns pink and may keep a
-// single white pixel. Never-run seed 26 throw 1288 at quality 80, a red 2
-// cocked 29 degrees against a chip: regrow's square took in both faces
-// and read a flat 2, while the side face's pip, just past the square,
-// kept one white pixel (255,184,185) among pink ones (243,131,129 and
-// 245,116,120 beside it), too few to be a mark (TestRestCockedPinkPip).
-// allMarksCounted takes such a pixel with its pink neighbours as a mark.
-// Pink alone is not: counting pink marks without a white pixel cost flat
-// dice their regrown read on seed 26 (throws 758 and 1046, two-pixel
-// marks), and so did pink over white print (seed 808's flat red 1 on
-// the layout's lettering: TestRestReadHardCrops), which is the print
-// with the die's red smeared into it. Red and green body, print and felt stay well under restWhite in
-// luma; a yellow or orange chip's blue is far under restPinkWhite.
+// single white pixel. Seed 26 throw 1288 at quality 80, a red 2 cocked 29
+// degrees against a chip: regrow's square took in both faces and read a
+// flat 2, while the side face's pip, just past the square, kept one white
+// pixel (255,184,185) among pink ones (243,131,129 and 245,116,120 beside
+// it), too few to be a mark (TestRestCockedPinkPip). allMarksCounted
+// takes such a pixel with its pink neighbours as a mark, but not pink
+// without a white pixel, nor pink over white print (the print with the
+// die's red smeared into it): counting every pink component cost flat red
+// dice their regrown read (seed 26 throws 758 and 1046, two-pixel marks;
+// seed 808's one on the layout's lettering, TestRestReadHardCrops). Red
+// body, red print and felt stay well under restWhite in luma; a yellow or
+// orange chip's blue is far under restPinkWhite.
 func markWhite(b, g, r byte) bool {
 	if min(b, g, r) >= restWhite {
 		return true
