@@ -180,8 +180,9 @@ func TestRestCockedSideOnWhite(t *testing.T) {
 // white mark just past it, was not among the pips counted: not flat.
 // Through JPEG, weak difference filled the region to 1.33 die areas, the
 // square (0.98 covered, 0.02 clear outside) took in both faces and read
-// a 2, and the side face's pip, its colour smeared pink, had one pixel
-// white enough to be a mark: read flat, a valid roll. See markWhite.
+// a 2, and the side face's pip, its colour smeared pink, kept a single
+// white pixel, too few to be a mark: read flat, a valid roll. See
+// markWhite.
 func TestRestCockedPinkPip(t *testing.T) {
 	restCropsNotFlat(t, "testdata/restchipside")
 }
