@@ -107,9 +107,10 @@ const restSpanTrial = 1.2
 // each cue's cut. DICEWATCH_REST_CUES=SEED:THROWS[,SEED:THROWS...] names
 // the sessions (the first THROWS throws of each; SEED:THROWS@T1;T2 only
 // throws T1 and T2 of them); seeds 27 and up are the lead's. Skipped
-// without it. DICEWATCH_REST_CUES_JPEG=Q passes every frame and the empty
-// table through JPEG at quality Q first, as the daemon's Motion-JPEG video
-// is (the sessions' rendered frames are not).
+// without it. Every frame and the empty table pass through JPEG at quality
+// 80 first (4:2:0), as the daemon's Motion-JPEG video and the scenes
+// harness's frames do; DICEWATCH_REST_CUES_JPEG=Q sets the quality, 0
+// reads the rendered frames.
 //
 //	DICEWATCH_REST_CUES=1:300,2:300 go test -tags scenes -run RestCueMargins -v -timeout 170m ./vision/
 func TestRestCueMargins(t *testing.T) {
@@ -117,7 +118,7 @@ func TestRestCueMargins(t *testing.T) {
 	if spec == "" {
 		t.Skip("DICEWATCH_REST_CUES not set")
 	}
-	quality := 0
+	quality := sceneDefaultJPEG
 	if v := os.Getenv("DICEWATCH_REST_CUES_JPEG"); v != "" {
 		var err error
 		if quality, err = strconv.Atoi(v); err != nil {
