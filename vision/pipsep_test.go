@@ -30,16 +30,16 @@ func TestSepLook(t *testing.T) {
 		{"IMG_20191209_095923.jpg", 1, 4},
 	}
 	read := bylerHeldOutRead(t)
-	// mapsAgreeLook, after it, reads some of these dice without the net:
-	// it is off while sepLook is.
-	defer func() { sepLookOff, mapsAgreeLookOff = false, false }()
+	// mapsAgreeLook, after it, reads some of these dice without the net,
+	// and lowNetLook some with it: they are off while sepLook is.
+	defer func() { sepLookOff, mapsAgreeLookOff, lowNetOff = false, false, false }()
 	for _, c := range cases {
 		if v := read(c.image, c.idx); v != c.value {
 			t.Errorf("%s die %d: read %d, want %d", c.image, c.idx, v, c.value)
 		}
-		sepLookOff, mapsAgreeLookOff = true, true
+		sepLookOff, mapsAgreeLookOff, lowNetOff = true, true, true
 		v := read(c.image, c.idx)
-		sepLookOff, mapsAgreeLookOff = false, false
+		sepLookOff, mapsAgreeLookOff, lowNetOff = false, false, false
 		if v == c.value {
 			t.Errorf("%s die %d: read %d without sepLook too", c.image, c.idx, v)
 		}
