@@ -14,9 +14,9 @@ import "image"
 // read (as netLook). Without a known die size only.
 //
 // The dice it is for (byler_d6, session 21): the first look's layout
-// score is 0 (glare or a pip-like mark at an empty place) while the
-// template fits; where both cues agree so on byler's unread dice the
-// value was wrong about as often as right, and the net decides. Chosen on
+// score is near 0 (pips off their places, or a pip-like mark at an empty
+// one) while the template fits; of the 9 byler dice held so at session 20
+// the first look's value was right on 3, and the net decides. Chosen on
 // byler's even half (one die, a 3 whose net margins were 0.69 and 0.61
 // against netMinMargin's 0.7); the odd half holds no die it reads.
 func (r *Reader) lowNetLook(fr bgrImage, dets []Detection, roi image.Rectangle) {
