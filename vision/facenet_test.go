@@ -172,8 +172,9 @@ func TestNetLookByler(t *testing.T) {
 		}
 		// sepLook (the separated pips' layout with the net) and
 		// mapsAgreeLook (the pip maps' layouts without it) read some of
-		// netLook's dice too: they are off with netLook.
-		netLookOff, sepLookOff, mapsAgreeLookOff = off, off, off
+		// netLook's dice too, and lowNetLook (netLook's rule without its
+		// margin) all of them: they are off with netLook.
+		netLookOff, sepLookOff, mapsAgreeLookOff, lowNetOff = off, off, off, off
 		var n, right, unreadOff int
 		for _, name := range ps.images {
 			r.net = netOf[name]
@@ -218,7 +219,7 @@ func TestNetLookByler(t *testing.T) {
 				}
 			}
 		}
-		netTrace, netLookOff, sepLookOff, mapsAgreeLookOff = nil, false, false, false
+		netTrace, netLookOff, sepLookOff, mapsAgreeLookOff, lowNetOff = nil, false, false, false, false
 		r.Close()
 		if off {
 			t.Logf("netLook off: %d of the dice it gave a value unread", unreadOff)

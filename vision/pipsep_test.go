@@ -13,9 +13,9 @@ func TestSepLook(t *testing.T) {
 		t.Skip("reads byler photos")
 	}
 	read := bylerHeldOutRead(t)
-	// mapsAgreeLook, after it, reads some of these dice without the net:
-	// it is off while sepLook is.
-	setOff := func(off bool) { sepLookOff, mapsAgreeLookOff = off, off }
+	// mapsAgreeLook, after it, reads some of these dice without the net,
+	// and lowNetLook some with it: they are off while sepLook is.
+	setOff := func(off bool) { sepLookOff, mapsAgreeLookOff, lowNetOff = off, off, off }
 	checkLookReads(t, read, "sepLook", setOff, false, []lookDie{
 		// Marbled and dark bodies with red pips: no layout fits the first
 		// look's blobs, or the template reads another face.
