@@ -312,27 +312,51 @@ func repairSegment(dir string, sg segment, ds []Damage, epoch, aside string, now
 		g := sc.good[gi]
 		out.Write(b[g.off : g.off+g.n])
 	}
-	// The original goes aside first (a rename: the bytes are never
-	// rewritten), then the repaired segment is put in its place; a crash
-	// between the two leaves the segment missing, never half-written, and
-	// the original is still there to put back.
+	// At every moment the segment's name holds a whole segment, the
+	// original or the repaired one, so a crash (a power cut) anywhere in
+	// here leaves a journal that reads as before the repair or after it,
+	// and a second repair finishes it. The repaired bytes are written and
+	// synced under a temporary name; the original is kept aside as a
+	// second name for the same file (a hard link: its bytes are never
+	// rewritten), or where links are not to be had, as a synced copy; then
+	// the repaired file replaces it by one rename. Until session 21 the
+	// original was renamed aside first: a crash before the second rename
+	// left the journal without the segment, and a newest segment missing
+	// at start meant new records under seqs (and ids) already published.
 	tmp := filepath.Join(dir, "."+filepath.Base(sg.path)+".repair")
 	if err := writeSynced(tmp, out.Bytes()); err != nil {
 		return replaced, err
 	}
 	sameOwner(tmp, sg.path)
-	if err := os.Rename(sg.path, filepath.Join(dir, aside)); err != nil {
+	repairStep("repaired written", sg.path)
+	kept := filepath.Join(dir, aside)
+	if err := os.Link(sg.path, kept); err != nil {
+		if err := writeSynced(kept, b); err != nil {
+			os.Remove(tmp)
+			return replaced, fmt.Errorf("journal: repair: keep the damaged segment: %w", err)
+		}
+		sameOwner(kept, sg.path)
+	}
+	if err := syncDir(filepath.Dir(kept)); err != nil {
 		os.Remove(tmp)
-		return replaced, fmt.Errorf("journal: repair: move aside: %w", err)
-	}
-	if err := os.Rename(tmp, sg.path); err != nil {
-		return replaced, fmt.Errorf("journal: repair: %w", err)
-	}
-	if err := syncDir(filepath.Join(dir, filepath.Dir(aside))); err != nil {
 		return replaced, err
 	}
+	repairStep("original kept", sg.path)
+	if err := os.Rename(tmp, sg.path); err != nil {
+		os.Remove(tmp)
+		return replaced, fmt.Errorf("journal: repair: %w", err)
+	}
+	if err := syncDir(dir); err != nil {
+		return replaced, err
+	}
+	repairStep("replaced", sg.path)
 	return replaced, nil
 }
+
+// repairStep is called after each step of repairSegment that changes the
+// journal folder (tests set it to look at the folder a crash there would
+// leave).
+var repairStep = func(step, seg string) {}
 
 // writeSynced writes b to a new file at path and syncs it.
 func writeSynced(path string, b []byte) error {
