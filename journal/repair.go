@@ -384,23 +384,17 @@ func writeSynced(path string, b []byte) error {
 // keepTornTail copies the bytes Open is about to cut off the newest
 // segment (from off on) into damaged/ in the journal directory, for the
 // audit, unless they are all zeros (a power cut's unwritten blocks, which
-// hold nothing). A torn write holds no record anyone was told of; but
-// whole records after the bad frame mean a record damaged on disk, with
-// later, published ones that the cut drops: those are logged at error
-// level, with where their bytes are kept (dicewatch journal check names
-// such damage before a start; the cut is Open's, as before). Keeping the
-// bytes is best effort: a failure is logged and the start goes on.
+// hold nothing). A torn write holds no record anyone was told of (Open
+// refuses to cut when whole records follow the bad frame: see
+// wholeRecordsAfter). Keeping the bytes is best effort: a failure is
+// logged and the start goes on.
 func (j *Journal) keepTornTail(f *os.File, off int64, next uint64) {
-	info, err := f.Stat()
-	if err != nil || info.Size() <= off {
-		return
-	}
-	b := make([]byte, info.Size()-off)
-	if _, err := f.ReadAt(b, off); err != nil {
+	b, err := tailBytes(f, off)
+	if err != nil {
 		j.log.Error("journal: torn tail not kept", "err", err)
 		return
 	}
-	if bytes.Count(b, []byte{0}) == len(b) {
+	if len(b) == 0 || bytes.Count(b, []byte{0}) == len(b) {
 		return
 	}
 	name := fmt.Sprintf("torn-%s-%s-%d.bin", j.opts.Now().UTC().Format("20060102T150405.000Z"), strings.TrimSuffix(filepath.Base(f.Name()), segSuffix), off)
@@ -413,10 +407,32 @@ func (j *Journal) keepTornTail(f *os.File, off int64, next uint64) {
 		j.log.Error("journal: torn tail not kept", "bytes", len(b), "err", err)
 		return
 	}
-	if at, seq := resync(b, 1, next); at >= 0 {
-		j.log.Error("journal: a damaged record cut at start with whole records after it: they are not in the journal now; its bytes are kept",
-			"first_seq_cut", next, "whole_from_seq", seq, "kept_in", rel)
-		return
-	}
 	j.log.Info("journal: torn tail kept", "bytes", len(b), "kept_in", rel)
+}
+
+// tailBytes reads f from off to its end.
+func tailBytes(f *os.File, off int64) ([]byte, error) {
+	info, err := f.Stat()
+	if err != nil || info.Size() <= off {
+		return nil, err
+	}
+	b := make([]byte, info.Size()-off)
+	if _, err := f.ReadAt(b, off); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// wholeRecordsAfter reports whether a whole record with a seq at or after
+// next follows the bad frame at off, and the first such seq. A read error
+// counts as none: the cut goes on as before.
+func wholeRecordsAfter(f *os.File, off int64, next uint64) (uint64, bool) {
+	b, err := tailBytes(f, off)
+	if err != nil || len(b) == 0 {
+		return 0, false
+	}
+	if at, seq := resync(b, 1, next); at >= 0 {
+		return seq, true
+	}
+	return 0, false
 }
