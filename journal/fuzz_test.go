@@ -1,15 +1,20 @@
 package journal
 
 import (
+	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
 // FuzzRecovery damages the tail of a journal (truncation to a random length
-// plus random bytes written over or after it) and checks that Open never
-// fails, keeps a prefix of the original records intact, continues the seq
-// without a gap, and that the recovered journal reopens unchanged.
+// plus random bytes written over or after it) and checks that Open keeps a
+// prefix of the original records intact, continues the seq without a gap,
+// and that the recovered journal reopens unchanged; or, when whole records
+// follow the damage (since session 21), that Open refuses with ErrCorrupt
+// and changes nothing, and that after Repair it opens with every record
+// as it was or a journal_damaged event in its place.
 func FuzzRecovery(f *testing.F) {
 	f.Add(uint16(0), []byte{}, false)
 	f.Add(uint16(5), []byte{1, 2, 3}, false)
@@ -46,7 +51,8 @@ func FuzzRecovery(f *testing.F) {
 		}
 		j, err = Open(dir, Options{})
 		if err != nil {
-			t.Fatalf("Open after damage: %v", err)
+			refusedThenRepaired(t, dir, seg, b, orig, err)
+			return
 		}
 		got := readAll(t, j, 1)
 		if len(got) > len(orig) {
@@ -74,4 +80,42 @@ func FuzzRecovery(f *testing.F) {
 			t.Fatalf("reopen: %d records, want %d", n, len(got)+1)
 		}
 	})
+}
+
+// refusedThenRepaired checks an Open that refused a damaged newest
+// segment (openErr): ErrCorrupt, the segment as it was, damage Check
+// reports, and after Repair a journal that opens with each original
+// record whole or a journal_damaged event with its seq and id.
+func refusedThenRepaired(t *testing.T, dir, seg string, damaged []byte, orig []Record, openErr error) {
+	t.Helper()
+	if !errors.Is(openErr, ErrCorrupt) {
+		t.Fatalf("Open after damage: %v", openErr)
+	}
+	if b, err := os.ReadFile(seg); err != nil || !bytes.Equal(b, damaged) {
+		t.Fatalf("Open refused but changed the segment (%v)", err)
+	}
+	rep, err := Check(dir)
+	if err != nil || !rep.Damaged() {
+		t.Fatalf("Open refused on damage Check does not report: %+v, %v", rep, err)
+	}
+	if _, err := Repair(dir, t0); err != nil {
+		t.Fatalf("Repair: %v", err)
+	}
+	j, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatalf("Open after Repair: %v", err)
+	}
+	defer j.Close()
+	got := readAll(t, j, 1)
+	if len(got) > len(orig) {
+		t.Fatalf("recovered %d records from %d", len(got), len(orig))
+	}
+	for i, r := range got {
+		if r.ID != orig[i].ID {
+			t.Fatalf("record %d: id %s, want %s", i, r.ID, orig[i].ID)
+		}
+		if string(r.Body) != string(orig[i].Body) && !(r.Kind == "event" && bytes.Contains(r.Body, []byte(DamagedEvent))) {
+			t.Fatalf("record %d changed: %+v", i, r)
+		}
+	}
 }

@@ -127,7 +127,9 @@ type Journal struct {
 }
 
 // Open opens (creating if needed) the journal in dir, recovers a torn tail,
-// and takes an exclusive lock on it for this process.
+// and takes an exclusive lock on it for this process. A bad frame in the
+// newest segment with whole records after it is not a torn tail: Open
+// returns ErrCorrupt and changes nothing (see Check and Repair).
 func Open(dir string, opts Options) (*Journal, error) {
 	if opts.SegmentBytes <= 0 {
 		opts.SegmentBytes = defaultSegmentBytes
@@ -198,6 +200,16 @@ func (j *Journal) open() error {
 		return err
 	}
 	if torn {
+		// Whole records after the bad frame: a record damaged on disk,
+		// not a write torn by a crash, and the ones after it may have
+		// been published. Cutting them would give their seqs (and ids)
+		// to new records, which a consumer then drops as re-deliveries.
+		// Refuse, as a reader does on damage in an older segment, and
+		// leave the segment as it is for journal check and repair.
+		if seq, ok := wholeRecordsAfter(f, good, next); ok {
+			return fmt.Errorf("journal: %s: the record at offset %d (seq %d) cannot be read and whole records follow it (seq %d on): %w; run dicewatch journal check, then dicewatch journal repair",
+				filepath.Base(last.path), good, next, seq, ErrCorrupt)
+		}
 		j.log.Warn("journal: torn tail cut", "segment", filepath.Base(last.path), "offset", good, "next_seq", next)
 		j.keepTornTail(f, good, next)
 		if err := f.Truncate(good); err != nil {

@@ -312,27 +312,51 @@ func repairSegment(dir string, sg segment, ds []Damage, epoch, aside string, now
 		g := sc.good[gi]
 		out.Write(b[g.off : g.off+g.n])
 	}
-	// The original goes aside first (a rename: the bytes are never
-	// rewritten), then the repaired segment is put in its place; a crash
-	// between the two leaves the segment missing, never half-written, and
-	// the original is still there to put back.
+	// At every moment the segment's name holds a whole segment, the
+	// original or the repaired one, so a crash (a power cut) anywhere in
+	// here leaves a journal that reads as before the repair or after it,
+	// and a second repair finishes it. The repaired bytes are written and
+	// synced under a temporary name; the original is kept aside as a
+	// second name for the same file (a hard link: its bytes are never
+	// rewritten), or where links are not to be had, as a synced copy; then
+	// the repaired file replaces it by one rename. Until session 21 the
+	// original was renamed aside first: a crash before the second rename
+	// left the journal without the segment, and a newest segment missing
+	// at start meant new records under seqs (and ids) already published.
 	tmp := filepath.Join(dir, "."+filepath.Base(sg.path)+".repair")
 	if err := writeSynced(tmp, out.Bytes()); err != nil {
 		return replaced, err
 	}
 	sameOwner(tmp, sg.path)
-	if err := os.Rename(sg.path, filepath.Join(dir, aside)); err != nil {
+	repairStep("repaired written", sg.path)
+	kept := filepath.Join(dir, aside)
+	if err := os.Link(sg.path, kept); err != nil {
+		if err := writeSynced(kept, b); err != nil {
+			os.Remove(tmp)
+			return replaced, fmt.Errorf("journal: repair: keep the damaged segment: %w", err)
+		}
+		sameOwner(kept, sg.path)
+	}
+	if err := syncDir(filepath.Dir(kept)); err != nil {
 		os.Remove(tmp)
-		return replaced, fmt.Errorf("journal: repair: move aside: %w", err)
-	}
-	if err := os.Rename(tmp, sg.path); err != nil {
-		return replaced, fmt.Errorf("journal: repair: %w", err)
-	}
-	if err := syncDir(filepath.Join(dir, filepath.Dir(aside))); err != nil {
 		return replaced, err
 	}
+	repairStep("original kept", sg.path)
+	if err := os.Rename(tmp, sg.path); err != nil {
+		os.Remove(tmp)
+		return replaced, fmt.Errorf("journal: repair: %w", err)
+	}
+	if err := syncDir(dir); err != nil {
+		return replaced, err
+	}
+	repairStep("replaced", sg.path)
 	return replaced, nil
 }
+
+// repairStep is called after each step of repairSegment that changes the
+// journal folder (tests set it to look at the folder a crash there would
+// leave).
+var repairStep = func(step, seg string) {}
 
 // writeSynced writes b to a new file at path and syncs it.
 func writeSynced(path string, b []byte) error {
@@ -360,23 +384,17 @@ func writeSynced(path string, b []byte) error {
 // keepTornTail copies the bytes Open is about to cut off the newest
 // segment (from off on) into damaged/ in the journal directory, for the
 // audit, unless they are all zeros (a power cut's unwritten blocks, which
-// hold nothing). A torn write holds no record anyone was told of; but
-// whole records after the bad frame mean a record damaged on disk, with
-// later, published ones that the cut drops: those are logged at error
-// level, with where their bytes are kept (dicewatch journal check names
-// such damage before a start; the cut is Open's, as before). Keeping the
-// bytes is best effort: a failure is logged and the start goes on.
+// hold nothing). A torn write holds no record anyone was told of (Open
+// refuses to cut when whole records follow the bad frame: see
+// wholeRecordsAfter). Keeping the bytes is best effort: a failure is
+// logged and the start goes on.
 func (j *Journal) keepTornTail(f *os.File, off int64, next uint64) {
-	info, err := f.Stat()
-	if err != nil || info.Size() <= off {
-		return
-	}
-	b := make([]byte, info.Size()-off)
-	if _, err := f.ReadAt(b, off); err != nil {
+	b, err := tailBytes(f, off)
+	if err != nil {
 		j.log.Error("journal: torn tail not kept", "err", err)
 		return
 	}
-	if bytes.Count(b, []byte{0}) == len(b) {
+	if len(b) == 0 || bytes.Count(b, []byte{0}) == len(b) {
 		return
 	}
 	name := fmt.Sprintf("torn-%s-%s-%d.bin", j.opts.Now().UTC().Format("20060102T150405.000Z"), strings.TrimSuffix(filepath.Base(f.Name()), segSuffix), off)
@@ -389,10 +407,32 @@ func (j *Journal) keepTornTail(f *os.File, off int64, next uint64) {
 		j.log.Error("journal: torn tail not kept", "bytes", len(b), "err", err)
 		return
 	}
-	if at, seq := resync(b, 1, next); at >= 0 {
-		j.log.Error("journal: a damaged record cut at start with whole records after it: they are not in the journal now; its bytes are kept",
-			"first_seq_cut", next, "whole_from_seq", seq, "kept_in", rel)
-		return
-	}
 	j.log.Info("journal: torn tail kept", "bytes", len(b), "kept_in", rel)
+}
+
+// tailBytes reads f from off to its end.
+func tailBytes(f *os.File, off int64) ([]byte, error) {
+	info, err := f.Stat()
+	if err != nil || info.Size() <= off {
+		return nil, err
+	}
+	b := make([]byte, info.Size()-off)
+	if _, err := f.ReadAt(b, off); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// wholeRecordsAfter reports whether a whole record with a seq at or after
+// next follows the bad frame at off, and the first such seq. A read error
+// counts as none: the cut goes on as before.
+func wholeRecordsAfter(f *os.File, off int64, next uint64) (uint64, bool) {
+	b, err := tailBytes(f, off)
+	if err != nil || len(b) == 0 {
+		return 0, false
+	}
+	if at, seq := resync(b, 1, next); at >= 0 {
+		return seq, true
+	}
+	return 0, false
 }

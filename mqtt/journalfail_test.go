@@ -74,6 +74,9 @@ func TestJournalErrorPublishesOffline(t *testing.T) {
 	// Offline for a reason of its own (since session 21; it was shutdown,
 	// as for a stop), naming the record: a table that stays offline
 	// until a person repairs its journal is not a table shut down.
+	if s := string(msgs[len(msgs)-1].Payload); !strings.Contains(s, `"schema":"dicewatch/status/v2"`) {
+		t.Errorf("retained status %s: want schema dicewatch/status/v2 (v1 has no journal_damaged)", s)
+	}
 	if s := string(msgs[len(msgs)-1].Payload); !strings.Contains(s, `"status":"offline"`) || !strings.Contains(s, `"reason":"journal_damaged"`) ||
 		!strings.Contains(s, "seq 5") || !strings.Contains(s, "dicewatch journal repair") {
 		t.Errorf("retained status after the publisher stopped on the journal: %s; want offline, journal_damaged (its own word, not a will sent by chance), naming seq 5 and the repair", s)

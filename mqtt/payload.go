@@ -12,11 +12,20 @@ import (
 )
 
 // Schema returns the schema id published in a payload of this kind, for
-// example "dicewatch/roll/v1". The JSON Schema file is schema/<kind>.v1.json.
-func Schema(kind string) string { return "dicewatch/" + kind + "/v1" }
+// example "dicewatch/roll/v1". The JSON Schema file is
+// schema/<kind>.v<N>.json: v1 for every kind but status.
+func Schema(kind string) string {
+	if kind == "status" {
+		return StatusSchema
+	}
+	return "dicewatch/" + kind + "/v1"
+}
 
-// StatusSchema is the schema id of status payloads.
-var StatusSchema = Schema("status")
+// StatusSchema is the schema id of status payloads (birth, will, shutdown
+// and journal_damaged alike). v2 since session 21: v1 had no reason
+// journal_damaged and no detail, and a consumer validating strictly
+// against v1 rejects a payload that has them.
+const StatusSchema = "dicewatch/status/v2"
 
 // Birth is what the retained online status says about this daemon.
 type Birth struct {

@@ -191,6 +191,11 @@ func TestWillIsRetainedOffline(t *testing.T) {
 		t.Fatalf("will: enabled %v retained %v qos %d topic %q", opts.WillEnabled, opts.WillRetained, opts.WillQos, opts.WillTopic)
 	}
 	validatePayload(t, "dicewatch/t1/status", opts.WillPayload)
+	// The will is made at connect, once: it names the status version the
+	// daemon publishes, as the birth and the shutdown do.
+	if !strings.Contains(string(opts.WillPayload), `"schema":"dicewatch/status/v2"`) {
+		t.Errorf("will payload %s, want schema dicewatch/status/v2", opts.WillPayload)
+	}
 	if !strings.Contains(string(opts.WillPayload), `"status":"offline"`) || !strings.Contains(string(opts.WillPayload), `"reason":"connection_lost"`) {
 		t.Errorf("will payload %s", opts.WillPayload)
 	}

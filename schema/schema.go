@@ -3,10 +3,12 @@
 // subset the files use. The files are the contract; this package lets tests
 // (and consumers written in Go) check payloads against them.
 //
-// Files: <name>.v1.json where name is status, roll, noroll, state, event,
+// Files: <name>.v<N>.json where name is status, roll, noroll, state, event,
 // snapshot, cmd (the signed envelope on cmd/<command>) and cmd-payload (the
-// signed content). A payload's "schema" field, dicewatch/<name>/v1, names its
-// file.
+// signed content), and N its version. A payload's "schema" field,
+// dicewatch/<name>/v<N>, names its file. A published version is never
+// edited: a change to a contract is a new file with the next N, and the
+// older files stay for consumers still on them (status has v1 and v2).
 //
 // Supported keywords: type (string or list), enum, const, required,
 // properties, additionalProperties (bool or schema), items, minItems,
@@ -24,6 +26,7 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -33,20 +36,80 @@ import (
 //go:embed *.json
 var files embed.FS
 
-// Names lists the schema names (file name without ".v1.json").
+// Names lists the schema names (file name without ".v<N>.json"), each once.
 func Names() []string {
-	ents, _ := files.ReadDir(".")
+	seen := map[string]bool{}
 	var out []string
-	for _, e := range ents {
-		out = append(out, strings.TrimSuffix(e.Name(), ".v1.json"))
+	for _, f := range fileNames() {
+		n, _, _ := splitFile(f)
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
 	}
 	sort.Strings(out)
 	return out
 }
 
-// Raw returns a schema file's bytes.
+// Versions lists every schema file as <name>.v<N> (file name without
+// ".json"), sorted: the names Raw and ValidateAs take for one version.
+func Versions() []string {
+	var out []string
+	for _, f := range fileNames() {
+		out = append(out, strings.TrimSuffix(f, ".json"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Latest returns the newest version of a schema (0 if there is none): the
+// one dicewatch publishes.
+func Latest(name string) int {
+	best := 0
+	for _, f := range fileNames() {
+		if n, v, ok := splitFile(f); ok && n == name && v > best {
+			best = v
+		}
+	}
+	return best
+}
+
+func fileNames() []string {
+	ents, _ := files.ReadDir(".")
+	out := make([]string, 0, len(ents))
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// splitFile parses <name>.v<N>.json.
+func splitFile(f string) (name string, version int, ok bool) {
+	base := strings.TrimSuffix(f, ".json")
+	i := strings.LastIndex(base, ".v")
+	if i < 0 {
+		return base, 0, false
+	}
+	v, err := strconv.Atoi(base[i+2:])
+	if err != nil || v < 1 {
+		return base, 0, false
+	}
+	return base[:i], v, true
+}
+
+// fileOf maps a schema name to its file: <name>.v<N> is that version,
+// a bare <name> the newest.
+func fileOf(name string) string {
+	if _, _, ok := splitFile(name + ".json"); ok {
+		return name + ".json"
+	}
+	return fmt.Sprintf("%s.v%d.json", name, max(Latest(name), 1))
+}
+
+// Raw returns a schema file's bytes. name is <name>.v<N> for one version
+// or <name> for the newest.
 func Raw(name string) ([]byte, error) {
-	b, err := files.ReadFile(name + ".v1.json")
+	b, err := files.ReadFile(fileOf(name))
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
@@ -76,8 +139,8 @@ func load(name string) (map[string]any, error) {
 	return s, nil
 }
 
-// Validate checks a payload against the schema its "schema" field names
-// (dicewatch/<name>/v1).
+// Validate checks a payload against the schema and version its "schema"
+// field names (dicewatch/<name>/v<N>).
 func Validate(payload []byte) error {
 	var env struct {
 		Schema string `json:"schema"`
@@ -85,14 +148,20 @@ func Validate(payload []byte) error {
 	if err := json.Unmarshal(payload, &env); err != nil {
 		return fmt.Errorf("schema: payload: %w", err)
 	}
-	name, ok := strings.CutPrefix(env.Schema, "dicewatch/")
-	if !ok || !strings.HasSuffix(name, "/v1") {
-		return fmt.Errorf("schema: payload schema %q is not dicewatch/<name>/v1", env.Schema)
+	rest, ok := strings.CutPrefix(env.Schema, "dicewatch/")
+	i := strings.LastIndex(rest, "/v")
+	if !ok || i < 1 {
+		return fmt.Errorf("schema: payload schema %q is not dicewatch/<name>/v<N>", env.Schema)
 	}
-	return ValidateAs(strings.TrimSuffix(name, "/v1"), payload)
+	name, ver := rest[:i], rest[i+2:]
+	if v, err := strconv.Atoi(ver); err != nil || v < 1 || strconv.Itoa(v) != ver || strings.ContainsAny(name, "/.") {
+		return fmt.Errorf("schema: payload schema %q is not dicewatch/<name>/v<N>", env.Schema)
+	}
+	return ValidateAs(name+".v"+ver, payload)
 }
 
-// ValidateAs checks a payload against the named schema.
+// ValidateAs checks a payload against the named schema: <name>.v<N> for one
+// version, or <name> for the newest.
 func ValidateAs(name string, payload []byte) error {
 	s, err := load(name)
 	if err != nil {

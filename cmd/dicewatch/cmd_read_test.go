@@ -192,3 +192,36 @@ func TestReadViewTilt(t *testing.T) {
 		}
 	}
 }
+
+// TestReadJSONIntoCalibrateBoxes: `dicewatch read --json IMAGE | dicewatch
+// calibrate -calibration FILE -locate -boxes -`, as the README writes it.
+// read prints each box as [x0,y0,x1,y1]; until session 21 calibrate took
+// only image.Rectangle's {"Min":..,"Max":..} and stopped with "cannot
+// unmarshal array".
+func TestReadJSONIntoCalibrateBoxes(t *testing.T) {
+	photo := "../../testdata/photos/byler_d6/images/IMG_20191208_112645.jpg"
+	var out, errb bytes.Buffer
+	if code := cmdRead([]string{"--json", photo}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("read exit %d: %s", code, errb.String())
+	}
+	var res struct {
+		Dice []struct {
+			Box [4]int `json:"box"`
+		} `json:"dice"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil || len(res.Dice) == 0 {
+		t.Fatalf("read --json %s: %v dice, err %v", out.String(), len(res.Dice), err)
+	}
+	var loc bytes.Buffer
+	errb.Reset()
+	args := []string{"-calibration", "../../testdata/calibration/valid-template-craps12.yaml", "-locate", "-boxes", "-"}
+	if code := cmdCalibrate(args, bytes.NewReader(out.Bytes()), &loc, &errb); code != 0 {
+		t.Fatalf("calibrate -boxes - on read's output: exit %d: %s", code, errb.String())
+	}
+	for i, d := range res.Dice {
+		want := fmt.Sprintf("box %d [%d,%d %d,%d]:", i, d.Box[0], d.Box[1], d.Box[2], d.Box[3])
+		if !strings.Contains(loc.String(), want) {
+			t.Errorf("locate output lacks %q:\n%s", want, loc.String())
+		}
+	}
+}

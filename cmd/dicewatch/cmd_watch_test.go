@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/dicewatch/dicewatch/schema"
 )
 
 // TestDescribe: the lines dicewatch watch (the demo's window) prints for
@@ -29,10 +31,13 @@ func TestDescribe(t *testing.T) {
 			`{"schema":"dicewatch/snapshot/v1","table":"t1","seq":1044,"id":"e-1044","ts":"2026-11-22T07:30:19.030Z","decision_id":"e-1043","content_type":"image/jpeg","jpeg":"` + strings.Repeat("QUJD", 1024) + `","width":960,"height":540}`,
 			false, "07:30:19.030 snapshot seq=1044 picture of decision e-1043: 960x540 JPEG, 3 KB"},
 		{"status offline", "dicewatch/t1/status",
-			`{"schema":"dicewatch/status/v1","table":"t1","id":"s1","ts":"2026-11-22T08:00:00.000Z","status":"offline","client_id":"dicewatch-t1","last_seq":1044,"reason":"connection_lost"}`,
+			`{"schema":"dicewatch/status/v1","table":"t1","id":"9f2c4e1a7b3d5c60-status-0a1b2c3d4e5f","ts":"2026-11-22T08:00:00.000Z","status":"offline","client_id":"dicewatch-t1","last_seq":1044,"reason":"connection_lost"}`,
+			true, "08:00:00.000 status   offline (connection_lost) last_seq=1044 (retained)"},
+		{"status v2 offline", "dicewatch/t1/status",
+			`{"schema":"dicewatch/status/v2","table":"t1","id":"9f2c4e1a7b3d5c60-status-0a1b2c3d4e5f","ts":"2026-11-22T08:00:00.000Z","status":"offline","client_id":"dicewatch-t1","last_seq":1044,"reason":"connection_lost"}`,
 			true, "08:00:00.000 status   offline (connection_lost) last_seq=1044 (retained)"},
 		{"status journal damaged", "dicewatch/t1/status",
-			`{"schema":"dicewatch/status/v1","table":"t1","id":"s2","ts":"2026-11-22T08:00:00.000Z","status":"offline","client_id":"dicewatch-t1","last_seq":1044,"reason":"journal_damaged","detail":"seq 5: corrupt"}`,
+			`{"schema":"dicewatch/status/v2","table":"t1","id":"9f2c4e1a7b3d5c60-status-0a1b2c3d4e5f","ts":"2026-11-22T08:00:00.000Z","status":"offline","client_id":"dicewatch-t1","last_seq":1044,"reason":"journal_damaged","detail":"seq 5: corrupt"}`,
 			true, "08:00:00.000 status   offline (journal_damaged) last_seq=1044 detail=\"seq 5: corrupt\" (retained)"},
 		{"fault", "dicewatch/t1/event",
 			`{"schema":"dicewatch/event/v1","table":"t1","seq":1050,"id":"e-1050","ts":"2026-11-22T08:02:11.400Z","event":"fault","what":"disk","state":"raised","detail":"212 MB free"}`,
@@ -40,6 +45,14 @@ func TestDescribe(t *testing.T) {
 		{"no ts", "dicewatch/t1/event", `{"seq":3,"event":"x"}`, false, "--:--:--.--- event    seq=3    event=x"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			// The fixtures are payloads as published (v1 status as an
+			// older daemon sends it, v2 as this one does): each is valid
+			// under the schema it names.
+			if strings.HasSuffix(c.topic, "/status") {
+				if err := schema.Validate([]byte(c.payload)); err != nil {
+					t.Errorf("fixture: %v", err)
+				}
+			}
 			if got := describe(c.topic, []byte(c.payload), c.retained); got != c.want {
 				t.Errorf("describe:\n got %q\nwant %q", got, c.want)
 			}

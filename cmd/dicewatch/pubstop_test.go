@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -250,5 +253,53 @@ func TestDaemonProcessStopsOnDamagedJournalUntilRepaired(t *testing.T) {
 	}
 	if rolls != 2 {
 		t.Errorf("%d rolls published after the repair, want the recording's 2", rolls)
+	}
+}
+
+// TestDaemonExits65OnDamagedNewestSegment: a record damaged in the newest
+// segment, with whole records after it, stops the start with the damaged
+// journal's status (the unit does not restart it) and leaves the segment
+// for journal repair. Before session 21 (review22a) the start cut the
+// segment there and gave the cut records' seqs and ids to new records.
+func TestDaemonExits65OnDamagedNewestSegment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders a session: skipped with -short")
+	}
+	sess, dir := validSession(t, 7, 1)
+	jdir := filepath.Join(t.TempDir(), "journal")
+	j, err := journal.Open(jdir, journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 6; i++ {
+		if _, err := j.Append("event", time.Now(), map[string]any{"event": "test", "mark": fmt.Sprintf("newest-%02d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := journaltest.Damage(jdir, "newest-03"); err != nil {
+		t.Fatal(err)
+	}
+	segs, _ := filepath.Glob(filepath.Join(jdir, "seg-*.log"))
+	if len(segs) != 1 {
+		t.Fatalf("segments %v, want one", segs)
+	}
+	before, _ := os.ReadFile(segs[0])
+	broker := mqtttest.StartBroker(t)
+	cfg := daemonConfig{Table: "pn", Source: scriptedCamera, Calibration: filepath.Join(dir, scene.FileCalibration),
+		Journal: jdir, Broker: broker.URL(), Extra: noClips}.Parse(t, "pubnewest.yaml")
+	var logs lockedBuffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	cam := sessionCamera(sess, [][]int{sourcetest.FrameRange(0, sess.Frames()-1)}, nil)
+	if code := runDaemon(cfg, runFlags{exitAtEOF: true, openSource: cam.Open}, log); code != exitJournalDamaged {
+		t.Fatalf("exit status %d, want %d; log:\n%s", code, exitJournalDamaged, logTail(logs.String(), 20))
+	}
+	if after, _ := os.ReadFile(segs[0]); !bytes.Equal(after, before) {
+		t.Error("the start changed the damaged segment")
+	}
+	if !strings.Contains(logs.String(), "dicewatch journal repair") {
+		t.Errorf("the log does not say to repair:\n%s", logTail(logs.String(), 20))
 	}
 }

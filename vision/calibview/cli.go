@@ -2,6 +2,7 @@ package calibview
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -42,8 +43,11 @@ func (b *boxList) Set(s string) error {
 }
 
 // readBoxes reads JSON lines as `dicewatch read --json` prints them: each
-// line a detection with a "box" {"Min":{"X":..,"Y":..},"Max":{...}}, or an
-// object with a "dice" array of such detections.
+// line an object with a "dice" array of detections, or one detection. A
+// detection's "box" is [x0,y0,x1,y1], as read prints it, or the
+// {"Min":{"X":..,"Y":..},"Max":{...}} of an image.Rectangle, as this
+// function took before session 21 (read never printed that form, so
+// `read --json IMAGE | calibrate -locate -boxes -` failed).
 func readBoxes(r io.Reader) ([]image.Rectangle, error) {
 	var out []image.Rectangle
 	sc := bufio.NewScanner(r)
@@ -54,22 +58,45 @@ func readBoxes(r io.Reader) ([]image.Rectangle, error) {
 			continue
 		}
 		var v struct {
-			Box  *image.Rectangle `json:"box"`
+			Box  *jsonBox `json:"box"`
 			Dice []struct {
-				Box image.Rectangle `json:"box"`
+				Box jsonBox `json:"box"`
 			} `json:"dice"`
 		}
 		if err := json.Unmarshal([]byte(line), &v); err != nil {
 			return nil, fmt.Errorf("boxes: %w", err)
 		}
 		if v.Box != nil {
-			out = append(out, *v.Box)
+			out = append(out, image.Rectangle(*v.Box))
 		}
 		for _, d := range v.Dice {
-			out = append(out, d.Box)
+			out = append(out, image.Rectangle(d.Box))
 		}
 	}
 	return out, sc.Err()
+}
+
+// jsonBox is a die box in either JSON form readBoxes takes.
+type jsonBox image.Rectangle
+
+func (b *jsonBox) UnmarshalJSON(data []byte) error {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
+		var a []int
+		if err := json.Unmarshal(t, &a); err != nil {
+			return err
+		}
+		if len(a) != 4 {
+			return fmt.Errorf("box %s: want [x0,y0,x1,y1]", t)
+		}
+		*b = jsonBox(image.Rect(a[0], a[1], a[2], a[3]))
+		return nil
+	}
+	var r image.Rectangle
+	if err := json.Unmarshal(data, &r); err != nil {
+		return err
+	}
+	*b = jsonBox(r)
+	return nil
 }
 
 // grab reads one still: from a file, or one frame from a camera source

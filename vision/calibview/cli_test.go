@@ -224,3 +224,31 @@ func TestCLICalibrateBaseResized(t *testing.T) {
 		})
 	}
 }
+
+// TestReadBoxesForms: readBoxes takes what `dicewatch read --json` prints
+// (a "dice" array whose boxes are [x0,y0,x1,y1]; the first line below is
+// its output on byler_d6 IMG_20191208_112645.jpg, session 21), and still
+// the image.Rectangle form it took before, on a line of its own or in a
+// "dice" array. A box that is neither is an error, not a zero box.
+func TestReadBoxesForms(t *testing.T) {
+	in := `{"image":"testdata/photos/byler_d6/images/IMG_20191208_112645.jpg","dice":[{"value":3,"box":[366,288,417,328],"confidence":0.85,"flat":true,"flatness":0.934,"size_ratio":0.938},{"value":5,"box":[313,314,360,356],"confidence":1,"flat":true,"flatness":0.947,"size_ratio":1.067}],"ms":172.883}
+
+{"box":{"Min":{"X":1,"Y":2},"Max":{"X":11,"Y":12}}}
+{"dice":[{"box":{"Min":{"X":5,"Y":6},"Max":{"X":15,"Y":16}}}]}
+{"box":[20,21,30,31]}
+`
+	got, err := readBoxes(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []image.Rectangle{image.Rect(366, 288, 417, 328), image.Rect(313, 314, 360, 356),
+		image.Rect(1, 2, 11, 12), image.Rect(5, 6, 15, 16), image.Rect(20, 21, 30, 31)}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("boxes %v, want %v", got, want)
+	}
+	for _, bad := range []string{`{"box":[1,2,3]}`, `{"dice":[{"box":[1,2,3,4,5]}]}`, `{"box":"1,2,3,4"}`, `{"box":[1.5,2,3,4]}`} {
+		if bs, err := readBoxes(strings.NewReader(bad)); err == nil {
+			t.Errorf("%s: boxes %v, want an error", bad, bs)
+		}
+	}
+}
