@@ -657,6 +657,8 @@ func (r *Reader) check(fr bgrImage, fv faceValue, d *Detection) bool {
 	case e > 0 && !halfSplitOff && ci.sizeRel > minOneSplitSize && ci.halfSplit > maxOneSplit:
 		ci.reason = "a 1 on a face of two shades"
 		d.pipsRow = true
+	case e > 0 && !rowThreeOff && betweenTwoPips(fr, fv, e):
+		ci.reason = "a 1 between two pips of its colour"
 	}
 	if checkTrace != nil {
 		checkTrace(d, ci)
