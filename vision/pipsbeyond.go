@@ -91,8 +91,9 @@ func ringLevel(fr bgrImage, x, y float64, b [3]float64, ring float64) float64 {
 // read face: its colour (mean3) nearer the pips' colour pc than the
 // body's colour b, at least half the pip-to-body contrast from b, and
 // its ring level (ringLevel) no farther from b than lim, the read pips'
-// own ring level with a margin: a neighbour's pip on a body of another
-// colour, or a dark spot on the table, has a ring off the face's body.
+// own ring level with a margin, capped (beyondPips): a neighbour's pip
+// on a body of another colour, or a dark spot on the table, has a ring
+// off the face's body.
 func pipLikeAt(fr bgrImage, x, y float64, pc, b [3]float64, ring, lim float64) bool {
 	if x < ring+1 || y < ring+1 || x > float64(fr.w-2)-ring || y > float64(fr.h-2)-ring {
 		return false
@@ -105,11 +106,15 @@ func pipLikeAt(fr bgrImage, x, y float64, pc, b [3]float64, ring, lim float64) b
 }
 
 // pipLikeRing is the count of ring points that must lie near the body
-// (ringLevel); pipLikeMargin the margin on the read pips' ring level
-// (pipLikeAt).
+// (ringLevel); pipLikeMargin the margin on the read pips' ring level,
+// and pipLikeBody the share of the pip-to-body contrast that caps it
+// (on a marbled or glared body the read pips' own rings lie far from
+// the body's median colour, and a light table round a light-pipped
+// neighbour would pass) (pipLikeAt).
 const (
 	pipLikeRing   = 6
 	pipLikeMargin = 1.25
+	pipLikeBody   = 0.25
 )
 
 // beyondPips counts the pip-like spots one side past the read layout's
@@ -140,7 +145,7 @@ func beyondPips(fr bgrImage, pips *[6][3]float64, value int, body [3]float64) in
 			lim = max(lim, ringLevel(fr, p[0], p[1], body, ring))
 		}
 	}
-	lim *= pipLikeMargin
+	lim = min(lim*pipLikeMargin, pipLikeBody*colDist(pc, body))
 	n := 0
 	for i := range c {
 		for _, j := range [2]int{(i + 3) % 4, (i + 1) % 4} {
