@@ -163,6 +163,11 @@ func beyondPips(fr bgrImage, pips *[6][3]float64, value int, body [3]float64) in
 // minBeyond pip-like spots or more one side past its corners (beyondPips):
 // the layout is likely part of a larger pattern, the value and the pips'
 // measure of the die's size both wrong. The die is reported unread.
+// Only with a known die size (readCandidate measures beyondPips only
+// then): without one, on the photo sets it withheld four values
+// (a 6 on byler_d6, a 4, a 6 and a 4 on matteo_webcam), and a 4 or 6
+// withheld is one ruler fewer for the frame's relative sizes
+// (relativeSize), which moved other dice's sizes.
 func beyondLook(dets []Detection) {
 	if beyondOff {
 		return

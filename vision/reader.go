@@ -763,7 +763,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		}
 		d.reachValue = d.Value
 		d.lat, d.latAngle = fv.lat, fv.c.angle
-		if d.Value >= 4 {
+		if d.Value >= 4 && r.knownSize() && !beyondOff {
 			d.beyond, d.beyondOf = beyondPips(fr, &fv.pips, d.Value, fv.body), d.Value
 		}
 	}
