@@ -168,20 +168,34 @@ func beyondPips(fr bgrImage, pips *[6][3]float64, value int, body [3]float64) in
 // (a 6 on byler_d6, a 4, a 6 and a 4 on matteo_webcam), and a 4 or 6
 // withheld is one ruler fewer for the frame's relative sizes
 // (relativeSize), which moved other dice's sizes.
-func beyondLook(dets []Detection) {
+//
+// The face rectangle must also be large for the pips' measure (its edge
+// over the expected edge at least minBeyondFace times the size ratio
+// the pips gave): a layout read on part of a larger pattern measures the
+// die small (still 84838: face 1.22, pips 0.92, 1.33 times), while a
+// whole layout whose lattice runs on into a touching neighbour of the
+// same style (the eight right values the count alone withheld on stills
+// 0..999) has face and pips agree (0.98 to 1.14).
+func (r *Reader) beyondLook(dets []Detection) {
 	if beyondOff {
 		return
 	}
 	for i := range dets {
 		d := &dets[i]
-		if d.Value > 0 && d.Value == d.beyondOf && d.beyond >= minBeyond {
+		if d.Value == 0 || d.Value != d.beyondOf || d.beyond < minBeyond || d.SizeRatio <= 0 {
+			continue
+		}
+		if e := r.expectedAt(d.CX, d.CY); e > 0 && d.EdgePx >= minBeyondFace*e*d.SizeRatio {
 			d.Value, d.Confidence = 0, 0
 		}
 	}
 }
 
-// minBeyond: see beyondLook.
-const minBeyond = 2
+// minBeyond and minBeyondFace: see beyondLook.
+const (
+	minBeyond     = 2
+	minBeyondFace = 1.2
+)
 
 // beyondOff turns beyondLook off (tests' before-and-after figures).
 var beyondOff bool

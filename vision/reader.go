@@ -617,7 +617,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 	r.cockLook(fr, out, roi.Min)
 	r.doubtCap(fr, out)
 	r.pipSizes(out)
-	beyondLook(out)
+	r.beyondLook(out)
 	openLook(out)
 	softLook(out)
 	unfoundLook(out)
