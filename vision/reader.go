@@ -618,6 +618,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 	r.cockLook(fr, out, roi.Min)
 	r.doubtCap(fr, out)
 	r.pipSizes(out)
+	r.beyondLook(out)
 	openLook(out)
 	softLook(out)
 	unfoundLook(out)
@@ -763,6 +764,9 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		}
 		d.reachValue = d.Value
 		d.lat, d.latAngle = fv.lat, fv.c.angle
+		if d.Value >= 4 && r.knownSize() && !beyondOff {
+			d.beyond, d.beyondOf = beyondPips(fr, &fv.pips, d.Value, fv.body), d.Value
+		}
 	}
 	d.foot = [4]float64{float64(blob.Min.X+blob.Max.X)/2 + float64(roi.Min.X), float64(blob.Min.Y+blob.Max.Y)/2 + float64(roi.Min.Y), d.CX, d.CY}
 	if readTrace != nil {

@@ -36,7 +36,8 @@ import (
 // DICEWATCH_NO_HALFSPLIT only the cut of a 1 read on a face rectangle
 // whose halves differ in brightness (maxOneSplit); DICEWATCH_NO_EARLYCOCK
 // only the later looks' reads of dice the cocked nets call flat against
-// their footprint (earlyCockLook).
+// their footprint (earlyCockLook); DICEWATCH_NO_BEYOND only the
+// withholding of a layout with pips past its corners (beyondLook).
 func init() {
 	pipsRowOff = os.Getenv("DICEWATCH_NO_PIPSROW") != ""
 	foldOff = os.Getenv("DICEWATCH_NO_FOLD") != ""
@@ -51,6 +52,7 @@ func init() {
 	partCapOff = os.Getenv("DICEWATCH_NO_PARTCAP") != ""
 	halfSplitOff = os.Getenv("DICEWATCH_NO_HALFSPLIT") != ""
 	earlyCockOff = os.Getenv("DICEWATCH_NO_EARLYCOCK") != ""
+	beyondOff = os.Getenv("DICEWATCH_NO_BEYOND") != ""
 	if os.Getenv("DICEWATCH_CHECK_LOG") != "" {
 		checkTrace = func(d *Detection, ci checkInfo) {
 			fmt.Fprintf(os.Stderr, "CHECK\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%.3f\t%q\t%.3f\n", d.CX, d.CY, d.Confidence, ci.sizeRel, ci.pipRel, ci.colSpread, ci.reason, ci.pipOff)

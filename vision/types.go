@@ -48,6 +48,10 @@ type Detection struct {
 	// own (a region far too large for it, or a face placed in a region
 	// where nothing read), which the cocked net does not overrule.
 	keepNotFlat bool
+	// beyond is the count of pip-like spots one side past the corners of
+	// the layout read for the value beyondOf (beyondPips; readCandidate):
+	// see beyondLook.
+	beyond, beyondOf int
 	// foot is the centre of the footprint (the region) the face was
 	// read in and the face's centre then, frame pixels (readCandidate;
 	// zero for a die no candidate read gave): see footAside.

@@ -1,0 +1,59 @@
+package vision
+
+import (
+	"math"
+	"testing"
+)
+
+// TestBeyondPips: a 5 read whole shows no pips past its corners; the same
+// 5's centre pip and two neighbouring corners taken as a 4 (its fourth
+// pip a mark off the face, as on generated still 84838) show the 5's two
+// other corners one side past the 4's corners.
+func TestBeyondPips(t *testing.T) {
+	templatesOnce.Do(buildTemplates)
+	permsOnce.Do(buildPerms)
+	const cx, cy, e = 48.0, 48.0, 36.0
+	for _, angle := range []float64{0, math.Pi / 4, 0.3} {
+		m, fr := synthFace(t, cx, cy, e, angle, 5)
+		var s faceScratch
+		fv := s.read(fr, candidate{cx: cx, cy: cy, w: e, h: e, edge: e, angle: angle})
+		if fv.value != 5 {
+			m.Close()
+			t.Fatalf("turned %.2f: the face reads %d, want 5", angle, fv.value)
+		}
+		if n := beyondPips(fr, &fv.pips, 5, fv.body); n != 0 {
+			t.Errorf("turned %.2f: a whole 5 shows %d pips past its corners, want 0", angle, n)
+		}
+		// The centre pip and the corners nearest to it in turn.
+		var mid [3]float64
+		var corners [][3]float64
+		for _, p := range fv.pips {
+			if p[2] <= 0 {
+				continue
+			}
+			if math.Hypot(p[0]-cx, p[1]-cy) < 0.1*e {
+				mid = p
+			} else {
+				corners = append(corners, p)
+			}
+		}
+		if mid[2] == 0 || len(corners) != 4 {
+			m.Close()
+			t.Fatalf("turned %.2f: pips %v, want a centre and four corners", angle, fv.pips)
+		}
+		a := corners[0]
+		// A corner next to a (not across the face from it).
+		b := corners[1]
+		for _, q := range corners[1:] {
+			if math.Hypot(q[0]-a[0], q[1]-a[1]) < math.Hypot(b[0]-a[0], b[1]-a[1]) {
+				b = q
+			}
+		}
+		far := [3]float64{a[0] + b[0] - mid[0], a[1] + b[1] - mid[1], mid[2]}
+		four := [6][3]float64{mid, a, far, b}
+		if n := beyondPips(fr, &four, 4, fv.body); n < minBeyond {
+			t.Errorf("turned %.2f: a 4 taken on part of a 5 shows %d pips past its corners, want %d or more", angle, n, minBeyond)
+		}
+		m.Close()
+	}
+}
