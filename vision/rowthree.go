@@ -72,7 +72,11 @@ func betweenTwoPips(fr bgrImage, fv faceValue, e float64) bool {
 // colour, and has its middle between rowPairNear and rowPairFar edges.
 func rowPipAlong(fr bgrImage, px, py, ux, uy, pr, e float64, pc [3]float64, tol float64) (float64, bool) {
 	const step = 0.5
-	far := (rowPairFar + 0.1) * e
+	// Past twice the picture's sides a ray samples only the picture's
+	// border (pixels are clamped into it): the cap changes no answer on
+	// a real die, but an edge far past the picture (or an infinite one)
+	// kept the walk going for seconds, or for ever.
+	far := min((rowPairFar+0.1)*e, 2*float64(fr.w+fr.h))
 	start, gap := -1.0, false
 	for r := pr; r <= far; r += step {
 		on := colDist(fr.mean3(px+r*ux, py+r*uy), pc) <= tol

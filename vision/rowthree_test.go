@@ -3,6 +3,7 @@ package vision
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 // paintFace paints, on a grey table, a die face of edge e turned by turn
@@ -75,5 +76,28 @@ func TestBetweenTwoPips(t *testing.T) {
 	}
 	if betweenTwoPips(row, one(row, 100, 100), e) {
 		t.Error("a 1 between two 6s: caught")
+	}
+}
+
+// TestBetweenTwoPipsHugeEdge: an expected edge far past the picture (an
+// ExpectedEdgePx that blows up near a calibration's horizon) must not
+// keep the row search walking past the picture's border: with an
+// infinite edge its ray never ended.
+func TestBetweenTwoPipsHugeEdge(t *testing.T) {
+	body := [3]float64{40, 30, 200}
+	fr := paintFace(80, 40, 40, 40, 0.3, [][2]float64{{0, 0}})
+	fv := faceValue{value: 1, pipRing: 1, body: body}
+	fv.pips[0] = [3]float64{40, 40, 4}
+	for _, e := range []float64{1e6, math.Inf(1)} {
+		done := make(chan bool, 1)
+		go func() { done <- betweenTwoPips(fr, fv, e) }()
+		select {
+		case got := <-done:
+			if got {
+				t.Errorf("edge %g: a lone 1 caught", e)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("edge %g: no answer in 5 s", e)
+		}
 	}
 }
