@@ -175,7 +175,10 @@ func beyondPips(fr bgrImage, pips *[6][3]float64, value int, body [3]float64) in
 // die small (still 84838: face 1.22, pips 0.92, 1.33 times), while a
 // whole layout whose lattice runs on into a touching neighbour of the
 // same style (the eight right values the count alone withheld on stills
-// 0..999) has face and pips agree (0.98 to 1.14).
+// 0..999) has face and pips agree (0.98 to 1.14). Without the dice's pip
+// spread (ReaderOptions.PipSpread) the size ratio is the face's own
+// (sizeEvidence; pipSizes sizes nothing), so the face condition never
+// holds and nothing is withheld.
 func (r *Reader) beyondLook(dets []Detection) {
 	if beyondOff {
 		return

@@ -57,3 +57,38 @@ func TestBeyondPips(t *testing.T) {
 		m.Close()
 	}
 }
+
+// TestBeyondLook: beyondLook withholds a 5 with two pips past its corners
+// whose face is 1.2 times or more the pips' size, and nothing else: not
+// fewer pips past, a face agreeing with the pips, another value than the
+// one beyondPips measured, nor a size ratio that is the face's own
+// (without a pip spread); it gives no value.
+func TestBeyondLook(t *testing.T) {
+	r := &Reader{opts: ReaderOptions{DiePx: 20}}
+	base := Detection{Value: 5, Confidence: 1, EdgePx: 24.4, SizeRatio: 0.92, beyond: 2, beyondOf: 5}
+	cases := []struct {
+		name string
+		edit func(d *Detection)
+		held bool
+	}{
+		{"pips past, face 1.33 times the pips", func(*Detection) {}, true},
+		{"one pip past", func(d *Detection) { d.beyond = 1 }, false},
+		{"face as the pips (1.1 times)", func(d *Detection) { d.EdgePx = 20.2 }, false},
+		{"value other than the one measured", func(d *Detection) { d.Value = 4 }, false},
+		{"size ratio the face's own", func(d *Detection) { d.SizeRatio = d.EdgePx / 20 }, false},
+		{"unread", func(d *Detection) { d.Value, d.Confidence = 0, 0 }, false},
+	}
+	for _, c := range cases {
+		d := base
+		c.edit(&d)
+		was := d.Value
+		dets := []Detection{d}
+		r.beyondLook(dets)
+		switch {
+		case c.held && dets[0].Value != 0:
+			t.Errorf("%s: value %d kept, want withheld", c.name, dets[0].Value)
+		case !c.held && dets[0].Value != was:
+			t.Errorf("%s: value %d -> %d, want unchanged", c.name, was, dets[0].Value)
+		}
+	}
+}
