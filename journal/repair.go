@@ -38,6 +38,7 @@ type Damage struct {
 	Tail bool `json:"tail,omitempty"`
 
 	toEnd bool // no whole record follows in the segment
+	whole bool // toEnd, and the bad frame is whole in length (see wholeFrame)
 }
 
 // Records is how many records the damage lost (0 for a tail).
@@ -107,7 +108,7 @@ func scanDamaged(name string, b []byte, base uint64) segScan {
 		// Damage at off: find the next whole record after it.
 		at, seq := resync(b, off+1, want)
 		if at < 0 {
-			s.damage = append(s.damage, Damage{Segment: name, Offset: off, Bytes: int64(len(b)) - off, FirstSeq: want, toEnd: true})
+			s.damage = append(s.damage, Damage{Segment: name, Offset: off, Bytes: int64(len(b)) - off, FirstSeq: want, toEnd: true, whole: wholeFrame(b[off:])})
 			break
 		}
 		s.damage = append(s.damage, Damage{Segment: name, Offset: off, Bytes: at - off, FirstSeq: want, LastSeq: seq - 1})
@@ -171,7 +172,13 @@ func Check(dir string) (CheckReport, error) {
 		for _, d := range sc.damage {
 			if d.toEnd {
 				if i == len(segs)-1 {
-					d.Tail = true
+					if d.whole {
+						// Damaged after it was written, not torn:
+						// one record lost (Open refuses it).
+						d.LastSeq = d.FirstSeq
+					} else {
+						d.Tail = true
+					}
 				} else if next := segs[i+1].base; next > d.FirstSeq {
 					// A run to the segment's end: the next segment
 					// starts at the next seq.
@@ -421,6 +428,24 @@ func tailBytes(f *os.File, off int64) ([]byte, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// wholeFrame reports whether b (from a frame that fails to read to the
+// segment's end) is one frame whole in length: its header gives a length
+// that ends exactly at the end of b, and its payload is not all zeros. A
+// write torn by a crash ends short of the length its header gives (or,
+// after a power cut, in blocks of zeros); a frame whole in length that
+// fails its checksum was damaged after it was written, and it may have
+// been synced and published, so its seq may not go to a new record.
+func wholeFrame(b []byte) bool {
+	if len(b) <= headerLen {
+		return false
+	}
+	l := binary.LittleEndian.Uint32(b[0:4])
+	if l == 0 || l > MaxRecordBytes || int64(len(b)) != headerLen+int64(l) {
+		return false
+	}
+	return bytes.Count(b[headerLen:], []byte{0}) != int(l)
 }
 
 // wholeRecordsAfter reports whether a whole record with a seq at or after

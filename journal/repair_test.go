@@ -492,3 +492,47 @@ func copyTopFiles(t *testing.T, src, dst string) {
 		}
 	}
 }
+
+// TestOpenRefusesDamagedLastRecord: the newest record, synced (so perhaps
+// published), damaged on disk in its last bytes. Its frame is whole in
+// length and fails its checksum: not a write torn by a crash, which ends
+// the file short of the length its header gives. Until review22j Open cut
+// it as a torn tail and the next record got its seq and id, which a
+// consumer that had the damaged one drops as a re-delivery. Open refuses
+// (ErrCorrupt), Check reports the record lost, and Repair writes its
+// journal_damaged event, so the next record is seq 7.
+func TestOpenRefusesDamagedLastRecord(t *testing.T) {
+	dir := t.TempDir()
+	orig := markedJournal(t, dir, 6) // one segment
+	p, b, _ := segmentHolding(t, dir, "rec-06")
+	b[len(b)-3] ^= 0x20
+	if err := os.WriteFile(p, b, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if j, err := Open(dir, Options{}); !errors.Is(err, ErrCorrupt) {
+		if err == nil {
+			t.Errorf("Open cut the damaged newest record: next seq %d, want ErrCorrupt", j.NextSeq())
+			j.Close()
+		}
+		t.Fatalf("Open: %v, want ErrCorrupt", err)
+	}
+	if now, _ := os.ReadFile(p); !bytes.Equal(now, b) {
+		t.Fatal("Open refused but changed the segment")
+	}
+	rep, err := Check(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Damaged() || len(rep.Damage) != 1 || rep.Damage[0].FirstSeq != 6 || rep.Damage[0].LastSeq != 6 {
+		t.Fatalf("Check: %+v, want seq 6..6 lost", rep)
+	}
+	rr, err := Repair(dir, t0)
+	if err != nil || rr.Replaced != 1 {
+		t.Fatalf("Repair: %+v %v, want one record replaced", rr, err)
+	}
+	j := mustOpen(t, dir, Options{})
+	got := readAll(t, j, 1)
+	if len(got) != 6 || got[5].ID != orig[5].ID || got[5].Kind != "event" || !bytes.Contains(got[5].Body, []byte(DamagedEvent)) || j.NextSeq() != 7 {
+		t.Errorf("after Repair: %d records, next seq %d; want 6 (the 6th its %s event), 7", len(got), j.NextSeq(), DamagedEvent)
+	}
+}
