@@ -143,7 +143,9 @@ func resync(b []byte, from int64, want uint64) (int64, uint64) {
 }
 
 // Check reads every segment of the journal in dir, frame by frame, and
-// reports each run of bytes that does not read back as the next record.
+// reports each run of bytes that does not read back as the next record,
+// and each segment that ends short of the next one's first seq (a Damage
+// of 0 bytes at the segment's end).
 // It takes no lock and changes nothing, so it is safe while a daemon
 // runs (the newest segment's unsynced end may then show as a tail).
 func Check(dir string) (CheckReport, error) {
@@ -186,6 +188,14 @@ func Check(dir string) (CheckReport, error) {
 				}
 			}
 			rep.Damage = append(rep.Damage, d)
+		}
+		// A segment before the newest that ends, at a frame boundary,
+		// short of the next one's first seq: no byte is damaged, but
+		// the records between are gone, and a reader passes over them.
+		endsDamaged := len(sc.damage) > 0 && sc.damage[len(sc.damage)-1].toEnd
+		if i < len(segs)-1 && !endsDamaged && sc.next < segs[i+1].base {
+			rep.Damage = append(rep.Damage, Damage{Segment: filepath.Base(sg.path), Offset: int64(len(b)),
+				FirstSeq: sc.next, LastSeq: segs[i+1].base - 1})
 		}
 	}
 	return rep, nil

@@ -116,6 +116,9 @@ func writeCheck(w io.Writer, rep journal.CheckReport) {
 		case d.Tail:
 			fmt.Fprintf(w, "  %s at offset %d: %d byte(s) torn off the end from seq %d (a write cut by a crash; the daemon cuts it at start)\n",
 				d.Segment, d.Offset, d.Bytes, d.FirstSeq)
+		case d.Bytes == 0:
+			fmt.Fprintf(w, "  %s ends at offset %d before seq %d..%d, which are missing (%d record(s))\n",
+				d.Segment, d.Offset, d.FirstSeq, d.LastSeq, d.Records())
 		case d.Records() == 0:
 			fmt.Fprintf(w, "  %s at offset %d: %d damaged byte(s) between records, no record lost\n", d.Segment, d.Offset, d.Bytes)
 		default:
