@@ -254,7 +254,9 @@ func loadEpoch(dir string) (string, error) {
 				return s, nil
 			}
 		}
-		return "", fmt.Errorf("journal: %s is not a 16-digit hex id", p)
+		// Damaged on disk: every start would meet it (ErrCorrupt, the
+		// daemon's status 65). Repair writes it again from the records.
+		return "", fmt.Errorf("journal: %s is not a 16-digit hex id: %w; run dicewatch journal check, then dicewatch journal repair", p, ErrCorrupt)
 	}
 	if !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("journal: %w", err)

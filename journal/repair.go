@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,11 +60,17 @@ type CheckReport struct {
 	FirstSeq uint64   `json:"first_seq"`
 	LastSeq  uint64   `json:"last_seq"`
 	Damage   []Damage `json:"damage,omitempty"`
+	// BadID says what is wrong with journal.id when it is there but is
+	// not a 16-digit hex id (Open refuses it; Repair writes it again).
+	BadID string `json:"journal_id_damaged,omitempty"`
 }
 
 // Damaged reports whether a record a reader would reach is unreadable:
 // damage other than a torn tail of the newest segment (which Open cuts).
 func (r CheckReport) Damaged() bool {
+	if r.BadID != "" {
+		return true
+	}
 	for _, d := range r.Damage {
 		if !d.Tail {
 			return true
@@ -153,6 +160,11 @@ func Check(dir string) (CheckReport, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return rep, fmt.Errorf("journal: %w", err)
 	}
+	if _, err := loadEpochNoCreate(dir); errors.Is(err, ErrCorrupt) {
+		rep.BadID = err.Error()
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return rep, err
+	}
 	segs, err := listSegments(dir)
 	if err != nil {
 		return rep, err
@@ -236,13 +248,24 @@ func Repair(dir string, now time.Time) (RepairReport, error) {
 		}
 		return rep, fmt.Errorf("journal: lock: %w", err)
 	}
-	epoch, err := readEpoch(dir)
-	if err != nil {
+	epoch, err := loadEpochNoCreate(dir)
+	if err != nil && !errors.Is(err, ErrCorrupt) && !errors.Is(err, os.ErrNotExist) {
 		return rep, err
 	}
 	rep.CheckReport, err = Check(dir)
-	if err != nil || len(rep.Damage) == 0 {
+	if err != nil || (len(rep.Damage) == 0 && rep.BadID == "") {
 		return rep, err
+	}
+	segs, err := listSegments(dir)
+	if err != nil {
+		return rep, err
+	}
+	if epoch == "" {
+		// journal.id damaged or missing: every record's id begins
+		// with it; the newest record's is the one it last held.
+		if epoch, err = epochFromRecords(segs); err != nil {
+			return rep, err
+		}
 	}
 	stamp := now.UTC().Format("20060102T150405Z")
 	aside := filepath.Join(DamagedDir, stamp)
@@ -252,9 +275,10 @@ func Repair(dir string, now time.Time) (RepairReport, error) {
 	sameOwner(filepath.Join(dir, DamagedDir), dir)
 	sameOwner(filepath.Join(dir, aside), dir)
 	rep.Aside = aside
-	segs, err := listSegments(dir)
-	if err != nil {
-		return rep, err
+	if rep.BadID != "" {
+		if err := repairEpoch(dir, epoch, filepath.Join(aside, "journal.id")); err != nil {
+			return rep, err
+		}
 	}
 	bySeg := map[string][]Damage{}
 	for _, d := range rep.Damage {
@@ -275,12 +299,61 @@ func Repair(dir string, now time.Time) (RepairReport, error) {
 	return rep, syncDir(dir)
 }
 
-// readEpoch reads journal.id (Repair makes none).
-func readEpoch(dir string) (string, error) {
+// loadEpochNoCreate reads journal.id as Open does, but makes none: an
+// error wrapping os.ErrNotExist if it is missing, ErrCorrupt if damaged.
+func loadEpochNoCreate(dir string) (string, error) {
 	if _, err := os.Stat(filepath.Join(dir, "journal.id")); err != nil {
 		return "", fmt.Errorf("journal: %w", err)
 	}
 	return loadEpoch(dir)
+}
+
+// epochFromRecords is the journal id in the newest record that reads
+// back whole (a record's id is "<journal id>-<seq>").
+func epochFromRecords(segs []segment) (string, error) {
+	for i := len(segs) - 1; i >= 0; i-- {
+		b, err := os.ReadFile(segs[i].path)
+		if err != nil {
+			return "", fmt.Errorf("journal: repair: %w", err)
+		}
+		sc := scanDamaged(filepath.Base(segs[i].path), b, segs[i].base)
+		for k := len(sc.good) - 1; k >= 0; k-- {
+			g := sc.good[k]
+			p, _, _ := readFrame(b[g.off : g.off+g.n])
+			var r Record
+			if json.Unmarshal(p, &r) != nil {
+				continue
+			}
+			e, seq, ok := strings.Cut(r.ID, "-")
+			if _, err := hex.DecodeString(e); ok && err == nil && len(e) == 16 && seq == strconv.FormatUint(r.Seq, 10) {
+				return e, nil
+			}
+		}
+	}
+	return "", errors.New("journal: repair: journal.id is damaged and no record reads back whole to take the id from; if the journal holds no record, remove journal.id (a start makes a new one)")
+}
+
+// repairEpoch keeps the damaged journal.id at aside (relative to dir) and
+// writes epoch in its place.
+func repairEpoch(dir, epoch, aside string) error {
+	p := filepath.Join(dir, "journal.id")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return fmt.Errorf("journal: repair: %w", err)
+	}
+	kept := filepath.Join(dir, aside)
+	if err := writeSynced(kept, b); err != nil {
+		return err
+	}
+	sameOwner(kept, p)
+	if err := syncDir(filepath.Dir(kept)); err != nil {
+		return err
+	}
+	if err := writeFileSync(p, []byte(epoch+"\n")); err != nil {
+		return err
+	}
+	sameOwner(p, kept)
+	return nil
 }
 
 // repairSegment writes sg again without its damage (see Repair), the

@@ -577,3 +577,40 @@ func TestCheckReportsSegmentCutShort(t *testing.T) {
 		}
 	}
 }
+
+// TestRepairDamagedJournalID: journal.id damaged on disk. Open refuses
+// with ErrCorrupt (the daemon's status 65: every start would meet it),
+// Check reports it (until review22j it said OK and exited 0 while the
+// daemon could not start, and Repair refused too), and Repair writes it
+// again from the id every record carries, keeping the damaged file aside;
+// the journal then opens with the ids it had.
+func TestRepairDamagedJournalID(t *testing.T) {
+	dir := t.TempDir()
+	orig := markedJournal(t, dir, 12)
+	idPath := filepath.Join(dir, "journal.id")
+	if err := os.WriteFile(idPath, []byte("9f2c4e1a7b3dXc60\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, Options{}); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Open with a damaged journal.id: %v, want ErrCorrupt", err)
+	}
+	rep, err := Check(dir)
+	if err != nil || !rep.Damaged() || rep.BadID == "" {
+		t.Fatalf("Check: %+v %v, want journal.id reported damaged", rep, err)
+	}
+	rr, err := Repair(dir, t0)
+	if err != nil {
+		t.Fatalf("Repair: %v", err)
+	}
+	if kept, err := os.ReadFile(filepath.Join(dir, rr.Aside, "journal.id")); err != nil || string(kept) != "9f2c4e1a7b3dXc60\n" {
+		t.Errorf("the damaged journal.id is not kept aside: %q %v", kept, err)
+	}
+	j := mustOpen(t, dir, Options{})
+	if j.Epoch() != strings.SplitN(orig[0].ID, "-", 2)[0] {
+		t.Fatalf("epoch after Repair %s, want the records' %s", j.Epoch(), orig[0].ID)
+	}
+	r, err := j.Append("roll", t0, body{N: 13})
+	if err != nil || r.ID != j.Epoch()+"-13" {
+		t.Errorf("next record %+v %v, want id %s-13", r, err, j.Epoch())
+	}
+}

@@ -84,6 +84,9 @@ func cmdJournal(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case rep.Aside != "":
 			fmt.Fprintf(stdout, "repaired: %d lost record(s) written again as %s events; the damaged segment(s) kept whole in %s\n",
 				rep.Replaced, journal.DamagedEvent, rep.Aside)
+			if rep.BadID != "" {
+				fmt.Fprintf(stdout, "journal.id written again from the records' ids; the damaged one kept in %s\n", rep.Aside)
+			}
 		case err == nil:
 			fmt.Fprintln(stdout, "nothing to repair")
 		}
@@ -111,6 +114,9 @@ func writeCheck(w io.Writer, rep journal.CheckReport) {
 		fmt.Fprintf(w, " (seq %d..%d)", rep.FirstSeq, rep.LastSeq)
 	}
 	fmt.Fprintln(w)
+	if rep.BadID != "" {
+		fmt.Fprintf(w, "  journal.id damaged (repair writes it again from the records' ids): %s\n", rep.BadID)
+	}
 	for _, d := range rep.Damage {
 		switch {
 		case d.Tail:
