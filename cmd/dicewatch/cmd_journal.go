@@ -16,14 +16,17 @@ const journalUsage = `usage: dicewatch journal check  (--journal DIR | --config 
        dicewatch journal repair (--journal DIR | --config FILE) [--json]
 
 check   reads every record of the journal and reports each run of damaged
-        bytes and the records lost in it; it changes nothing and may run
+        bytes and the records lost in it, a segment that ends short of the
+        next one's first seq, and a damaged journal.id; it changes nothing and may run
         while the daemon runs. Exit status 0: no damage a reader would meet
         (a torn tail of the newest segment, which the daemon cuts itself,
         is reported but is not damage); 1: damage; 2: usage.
 repair  (the daemon stopped) moves each damaged segment whole into
         DIR/damaged/<UTC time>/ and writes it again with every record that
         reads back whole and, for each record lost, an event
-        journal_damaged with the lost record's seq and id. The daemon then
+        journal_damaged with the lost record's seq and id (a damaged
+        journal.id is kept there too and written again from the records'
+        ids). The daemon then
         starts and publishes on from where the broker last acknowledged.
         Exit status 0: repaired, or nothing to repair; 1: an error.`
 
