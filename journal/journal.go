@@ -128,8 +128,9 @@ type Journal struct {
 
 // Open opens (creating if needed) the journal in dir, recovers a torn tail,
 // and takes an exclusive lock on it for this process. A bad frame in the
-// newest segment with whole records after it is not a torn tail: Open
-// returns ErrCorrupt and changes nothing (see Check and Repair).
+// newest segment with whole records after it, or a last frame whole in
+// length that fails its checksum, is not a torn tail: Open returns
+// ErrCorrupt and changes nothing (see Check and Repair).
 func Open(dir string, opts Options) (*Journal, error) {
 	if opts.SegmentBytes <= 0 {
 		opts.SegmentBytes = defaultSegmentBytes
@@ -210,6 +211,14 @@ func (j *Journal) open() error {
 			return fmt.Errorf("journal: %s: the record at offset %d (seq %d) cannot be read and whole records follow it (seq %d on): %w; run dicewatch journal check, then dicewatch journal repair",
 				filepath.Base(last.path), good, next, seq, ErrCorrupt)
 		}
+		// The newest record whole in length but failing its checksum:
+		// damaged after it was written (see wholeFrame), and perhaps
+		// published. Cutting it would give its seq and id to the next
+		// record (review22j).
+		if tail, err := tailBytes(f, good); err == nil && wholeFrame(tail) {
+			return fmt.Errorf("journal: %s: the record at offset %d (seq %d) is whole in length but fails its checksum (damaged on disk, not torn by a crash): %w; run dicewatch journal check, then dicewatch journal repair",
+				filepath.Base(last.path), good, next, ErrCorrupt)
+		}
 		j.log.Warn("journal: torn tail cut", "segment", filepath.Base(last.path), "offset", good, "next_seq", next)
 		j.keepTornTail(f, good, next)
 		if err := f.Truncate(good); err != nil {
@@ -245,7 +254,9 @@ func loadEpoch(dir string) (string, error) {
 				return s, nil
 			}
 		}
-		return "", fmt.Errorf("journal: %s is not a 16-digit hex id", p)
+		// Damaged on disk: every start would meet it (ErrCorrupt, the
+		// daemon's status 65). Repair writes it again from the records.
+		return "", fmt.Errorf("journal: %s is not a 16-digit hex id: %w; run dicewatch journal check, then dicewatch journal repair", p, ErrCorrupt)
 	}
 	if !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("journal: %w", err)

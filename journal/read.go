@@ -85,6 +85,14 @@ func (r *Reader) Next() (Record, error) {
 			if !hasNext {
 				return Record{}, io.EOF
 			}
+			if r.f != nil && r.seg < next.base {
+				// The segment ends short of the next one's first
+				// seq: the records between are gone. Passing on to
+				// the next segment would publish past them without a
+				// word (journal check lists them, repair fills them).
+				return Record{}, fmt.Errorf("journal: reader: %s ends before seq %d (the next segment starts at seq %d): %w",
+					filepath.Base(r.f.Name()), r.seg, next.base, ErrCorrupt)
+			}
 			if err := r.open(next); err != nil {
 				return Record{}, err
 			}
@@ -165,7 +173,8 @@ func (r *Reader) Close() error {
 // ReadDir calls fn for every record in the journal in dir, in seq order,
 // without locking it: it is safe while a daemon appends. A torn or
 // unfinished tail of the newest segment ends the read silently; a bad record
-// in an older segment is ErrCorrupt. fn may return io.EOF to stop early.
+// in an older segment, or one that ends short of the next segment's first
+// seq, is ErrCorrupt. fn may return io.EOF to stop early.
 func ReadDir(dir string, fn func(Record) error) error {
 	segs, err := listSegments(dir)
 	if err != nil {
@@ -180,7 +189,7 @@ func ReadDir(dir string, fn func(Record) error) error {
 			return fmt.Errorf("journal: %w", err)
 		}
 		var ferr error
-		good, _ := scanBytes(b, s.base, func(r Record) {
+		good, next := scanBytes(b, s.base, func(r Record) {
 			if ferr == nil {
 				ferr = fn(r)
 			}
@@ -193,6 +202,10 @@ func ReadDir(dir string, fn func(Record) error) error {
 		}
 		if good < int64(len(b)) && i < len(segs)-1 {
 			return fmt.Errorf("journal: %s at offset %d: %w", filepath.Base(s.path), good, ErrCorrupt)
+		}
+		if i < len(segs)-1 && next < segs[i+1].base {
+			return fmt.Errorf("journal: %s ends before seq %d (the next segment starts at seq %d): %w",
+				filepath.Base(s.path), next, segs[i+1].base, ErrCorrupt)
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,6 +39,7 @@ type Damage struct {
 	Tail bool `json:"tail,omitempty"`
 
 	toEnd bool // no whole record follows in the segment
+	whole bool // toEnd, and the bad frame is whole in length (see wholeFrame)
 }
 
 // Records is how many records the damage lost (0 for a tail).
@@ -58,11 +60,17 @@ type CheckReport struct {
 	FirstSeq uint64   `json:"first_seq"`
 	LastSeq  uint64   `json:"last_seq"`
 	Damage   []Damage `json:"damage,omitempty"`
+	// BadID says what is wrong with journal.id when it is there but is
+	// not a 16-digit hex id (Open refuses it; Repair writes it again).
+	BadID string `json:"journal_id_damaged,omitempty"`
 }
 
 // Damaged reports whether a record a reader would reach is unreadable:
 // damage other than a torn tail of the newest segment (which Open cuts).
 func (r CheckReport) Damaged() bool {
+	if r.BadID != "" {
+		return true
+	}
 	for _, d := range r.Damage {
 		if !d.Tail {
 			return true
@@ -107,7 +115,7 @@ func scanDamaged(name string, b []byte, base uint64) segScan {
 		// Damage at off: find the next whole record after it.
 		at, seq := resync(b, off+1, want)
 		if at < 0 {
-			s.damage = append(s.damage, Damage{Segment: name, Offset: off, Bytes: int64(len(b)) - off, FirstSeq: want, toEnd: true})
+			s.damage = append(s.damage, Damage{Segment: name, Offset: off, Bytes: int64(len(b)) - off, FirstSeq: want, toEnd: true, whole: wholeFrame(b[off:])})
 			break
 		}
 		s.damage = append(s.damage, Damage{Segment: name, Offset: off, Bytes: at - off, FirstSeq: want, LastSeq: seq - 1})
@@ -142,13 +150,20 @@ func resync(b []byte, from int64, want uint64) (int64, uint64) {
 }
 
 // Check reads every segment of the journal in dir, frame by frame, and
-// reports each run of bytes that does not read back as the next record.
+// reports each run of bytes that does not read back as the next record,
+// and each segment that ends short of the next one's first seq (a Damage
+// of 0 bytes at the segment's end).
 // It takes no lock and changes nothing, so it is safe while a daemon
 // runs (the newest segment's unsynced end may then show as a tail).
 func Check(dir string) (CheckReport, error) {
 	rep := CheckReport{Dir: dir}
 	if _, err := os.Stat(dir); err != nil {
 		return rep, fmt.Errorf("journal: %w", err)
+	}
+	if _, err := loadEpochNoCreate(dir); errors.Is(err, ErrCorrupt) {
+		rep.BadID = err.Error()
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return rep, err
 	}
 	segs, err := listSegments(dir)
 	if err != nil {
@@ -171,7 +186,13 @@ func Check(dir string) (CheckReport, error) {
 		for _, d := range sc.damage {
 			if d.toEnd {
 				if i == len(segs)-1 {
-					d.Tail = true
+					if d.whole {
+						// Damaged after it was written, not torn:
+						// one record lost (Open refuses it).
+						d.LastSeq = d.FirstSeq
+					} else {
+						d.Tail = true
+					}
 				} else if next := segs[i+1].base; next > d.FirstSeq {
 					// A run to the segment's end: the next segment
 					// starts at the next seq.
@@ -179,6 +200,14 @@ func Check(dir string) (CheckReport, error) {
 				}
 			}
 			rep.Damage = append(rep.Damage, d)
+		}
+		// A segment before the newest that ends, at a frame boundary,
+		// short of the next one's first seq: no byte is damaged, but
+		// the records between are gone, and a reader passes over them.
+		endsDamaged := len(sc.damage) > 0 && sc.damage[len(sc.damage)-1].toEnd
+		if i < len(segs)-1 && !endsDamaged && sc.next < segs[i+1].base {
+			rep.Damage = append(rep.Damage, Damage{Segment: filepath.Base(sg.path), Offset: int64(len(b)),
+				FirstSeq: sc.next, LastSeq: segs[i+1].base - 1})
 		}
 	}
 	return rep, nil
@@ -219,13 +248,24 @@ func Repair(dir string, now time.Time) (RepairReport, error) {
 		}
 		return rep, fmt.Errorf("journal: lock: %w", err)
 	}
-	epoch, err := readEpoch(dir)
-	if err != nil {
+	epoch, err := loadEpochNoCreate(dir)
+	if err != nil && !errors.Is(err, ErrCorrupt) && !errors.Is(err, os.ErrNotExist) {
 		return rep, err
 	}
 	rep.CheckReport, err = Check(dir)
-	if err != nil || len(rep.Damage) == 0 {
+	if err != nil || (len(rep.Damage) == 0 && rep.BadID == "") {
 		return rep, err
+	}
+	segs, err := listSegments(dir)
+	if err != nil {
+		return rep, err
+	}
+	if epoch == "" {
+		// journal.id damaged or missing: every record's id begins
+		// with it; the newest record's is the one it last held.
+		if epoch, err = epochFromRecords(segs); err != nil {
+			return rep, err
+		}
 	}
 	stamp := now.UTC().Format("20060102T150405Z")
 	aside := filepath.Join(DamagedDir, stamp)
@@ -235,9 +275,10 @@ func Repair(dir string, now time.Time) (RepairReport, error) {
 	sameOwner(filepath.Join(dir, DamagedDir), dir)
 	sameOwner(filepath.Join(dir, aside), dir)
 	rep.Aside = aside
-	segs, err := listSegments(dir)
-	if err != nil {
-		return rep, err
+	if rep.BadID != "" {
+		if err := repairEpoch(dir, epoch, filepath.Join(aside, "journal.id")); err != nil {
+			return rep, err
+		}
 	}
 	bySeg := map[string][]Damage{}
 	for _, d := range rep.Damage {
@@ -258,12 +299,61 @@ func Repair(dir string, now time.Time) (RepairReport, error) {
 	return rep, syncDir(dir)
 }
 
-// readEpoch reads journal.id (Repair makes none).
-func readEpoch(dir string) (string, error) {
+// loadEpochNoCreate reads journal.id as Open does, but makes none: an
+// error wrapping os.ErrNotExist if it is missing, ErrCorrupt if damaged.
+func loadEpochNoCreate(dir string) (string, error) {
 	if _, err := os.Stat(filepath.Join(dir, "journal.id")); err != nil {
 		return "", fmt.Errorf("journal: %w", err)
 	}
 	return loadEpoch(dir)
+}
+
+// epochFromRecords is the journal id in the newest record that reads
+// back whole (a record's id is "<journal id>-<seq>").
+func epochFromRecords(segs []segment) (string, error) {
+	for i := len(segs) - 1; i >= 0; i-- {
+		b, err := os.ReadFile(segs[i].path)
+		if err != nil {
+			return "", fmt.Errorf("journal: repair: %w", err)
+		}
+		sc := scanDamaged(filepath.Base(segs[i].path), b, segs[i].base)
+		for k := len(sc.good) - 1; k >= 0; k-- {
+			g := sc.good[k]
+			p, _, _ := readFrame(b[g.off : g.off+g.n])
+			var r Record
+			if json.Unmarshal(p, &r) != nil {
+				continue
+			}
+			e, seq, ok := strings.Cut(r.ID, "-")
+			if _, err := hex.DecodeString(e); ok && err == nil && len(e) == 16 && seq == strconv.FormatUint(r.Seq, 10) {
+				return e, nil
+			}
+		}
+	}
+	return "", errors.New("journal: repair: journal.id is damaged and no record reads back whole to take the id from; if the journal holds no record, remove journal.id (a start makes a new one)")
+}
+
+// repairEpoch keeps the damaged journal.id at aside (relative to dir) and
+// writes epoch in its place.
+func repairEpoch(dir, epoch, aside string) error {
+	p := filepath.Join(dir, "journal.id")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return fmt.Errorf("journal: repair: %w", err)
+	}
+	kept := filepath.Join(dir, aside)
+	if err := writeSynced(kept, b); err != nil {
+		return err
+	}
+	sameOwner(kept, p)
+	if err := syncDir(filepath.Dir(kept)); err != nil {
+		return err
+	}
+	if err := writeFileSync(p, []byte(epoch+"\n")); err != nil {
+		return err
+	}
+	sameOwner(p, kept)
+	return nil
 }
 
 // repairSegment writes sg again without its damage (see Repair), the
@@ -421,6 +511,24 @@ func tailBytes(f *os.File, off int64) ([]byte, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// wholeFrame reports whether b (from a frame that fails to read to the
+// segment's end) is one frame whole in length: its header gives a length
+// that ends exactly at the end of b, and its payload is not all zeros. A
+// write torn by a crash ends short of the length its header gives (or,
+// after a power cut, in blocks of zeros); a frame whole in length that
+// fails its checksum was damaged after it was written, and it may have
+// been synced and published, so its seq may not go to a new record.
+func wholeFrame(b []byte) bool {
+	if len(b) <= headerLen {
+		return false
+	}
+	l := binary.LittleEndian.Uint32(b[0:4])
+	if l == 0 || l > MaxRecordBytes || int64(len(b)) != headerLen+int64(l) {
+		return false
+	}
+	return bytes.Count(b[headerLen:], []byte{0}) != int(l)
 }
 
 // wholeRecordsAfter reports whether a whole record with a seq at or after

@@ -492,3 +492,160 @@ func copyTopFiles(t *testing.T, src, dst string) {
 		}
 	}
 }
+
+// TestOpenRefusesDamagedLastRecord: the newest record, synced (so perhaps
+// published), damaged on disk in its last bytes. Its frame is whole in
+// length and fails its checksum: not a write torn by a crash, which ends
+// the file short of the length its header gives. Until review22j Open cut
+// it as a torn tail and the next record got its seq and id, which a
+// consumer that had the damaged one drops as a re-delivery. Open refuses
+// (ErrCorrupt), Check reports the record lost, and Repair writes its
+// journal_damaged event, so the next record is seq 7.
+func TestOpenRefusesDamagedLastRecord(t *testing.T) {
+	dir := t.TempDir()
+	orig := markedJournal(t, dir, 6) // one segment
+	p, b, _ := segmentHolding(t, dir, "rec-06")
+	b[len(b)-3] ^= 0x20
+	if err := os.WriteFile(p, b, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if j, err := Open(dir, Options{}); !errors.Is(err, ErrCorrupt) {
+		if err == nil {
+			t.Errorf("Open cut the damaged newest record: next seq %d, want ErrCorrupt", j.NextSeq())
+			j.Close()
+		}
+		t.Fatalf("Open: %v, want ErrCorrupt", err)
+	}
+	if now, _ := os.ReadFile(p); !bytes.Equal(now, b) {
+		t.Fatal("Open refused but changed the segment")
+	}
+	rep, err := Check(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Damaged() || len(rep.Damage) != 1 || rep.Damage[0].FirstSeq != 6 || rep.Damage[0].LastSeq != 6 {
+		t.Fatalf("Check: %+v, want seq 6..6 lost", rep)
+	}
+	rr, err := Repair(dir, t0)
+	if err != nil || rr.Replaced != 1 {
+		t.Fatalf("Repair: %+v %v, want one record replaced", rr, err)
+	}
+	j := mustOpen(t, dir, Options{})
+	got := readAll(t, j, 1)
+	if len(got) != 6 || got[5].ID != orig[5].ID || got[5].Kind != "event" || !bytes.Contains(got[5].Body, []byte(DamagedEvent)) || j.NextSeq() != 7 {
+		t.Errorf("after Repair: %d records, next seq %d; want 6 (the 6th its %s event), 7", len(got), j.NextSeq(), DamagedEvent)
+	}
+}
+
+// TestCheckReportsSegmentCutShort: a segment before the newest that ends
+// at a frame boundary short of the next segment's first seq (cut by hand,
+// or a file system that lost its end) has no damaged byte, but records
+// are gone: a reader passes from its last record to the next segment's
+// first without a word. Check reports the seqs missing (until review22j
+// it said OK), and Repair writes a journal_damaged event for each.
+func TestCheckReportsSegmentCutShort(t *testing.T) {
+	dir := t.TempDir()
+	orig := markedJournal(t, dir, 40)
+	p, b, at := segmentHolding(t, dir, "rec-05")
+	if mustSeg(t, dir, "rec-06") != p {
+		t.Fatal("rec-05 and rec-06 are not in one segment; the test's layout changed")
+	}
+	if err := os.WriteFile(p, b[:frameStart(t, b, at)], 0o640); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Check(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Damaged() || len(rep.Damage) != 1 || rep.Damage[0].FirstSeq != 5 || rep.Damage[0].LastSeq < 6 {
+		t.Fatalf("Check: %+v, want seq 5 on lost", rep)
+	}
+	lost := rep.Damage[0].Records()
+	rr, err := Repair(dir, t0)
+	if err != nil || rr.Replaced != lost {
+		t.Fatalf("Repair: %+v %v, want %d records replaced", rr, err, lost)
+	}
+	j := mustOpen(t, dir, Options{})
+	got := readAll(t, j, 1)
+	if len(got) != 40 || j.NextSeq() != 41 {
+		t.Fatalf("after Repair: %d records, next seq %d; want 40, 41", len(got), j.NextSeq())
+	}
+	for i, r := range got {
+		damaged := r.Seq >= 5 && r.Seq < 5+lost
+		if r.ID != orig[i].ID || damaged != (r.Kind == "event" && bytes.Contains(r.Body, []byte(DamagedEvent))) {
+			t.Errorf("record %d: %s %s %s", i, r.ID, r.Kind, r.Body)
+		}
+	}
+}
+
+// TestRepairDamagedJournalID: journal.id damaged on disk. Open refuses
+// with ErrCorrupt (the daemon's status 65: every start would meet it),
+// Check reports it (until review22j it said OK and exited 0 while the
+// daemon could not start, and Repair refused too), and Repair writes it
+// again from the id every record carries, keeping the damaged file aside;
+// the journal then opens with the ids it had.
+func TestRepairDamagedJournalID(t *testing.T) {
+	dir := t.TempDir()
+	orig := markedJournal(t, dir, 12)
+	idPath := filepath.Join(dir, "journal.id")
+	if err := os.WriteFile(idPath, []byte("9f2c4e1a7b3dXc60\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, Options{}); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Open with a damaged journal.id: %v, want ErrCorrupt", err)
+	}
+	rep, err := Check(dir)
+	if err != nil || !rep.Damaged() || rep.BadID == "" {
+		t.Fatalf("Check: %+v %v, want journal.id reported damaged", rep, err)
+	}
+	rr, err := Repair(dir, t0)
+	if err != nil {
+		t.Fatalf("Repair: %v", err)
+	}
+	if kept, err := os.ReadFile(filepath.Join(dir, rr.Aside, "journal.id")); err != nil || string(kept) != "9f2c4e1a7b3dXc60\n" {
+		t.Errorf("the damaged journal.id is not kept aside: %q %v", kept, err)
+	}
+	j := mustOpen(t, dir, Options{})
+	if j.Epoch() != strings.SplitN(orig[0].ID, "-", 2)[0] {
+		t.Fatalf("epoch after Repair %s, want the records' %s", j.Epoch(), orig[0].ID)
+	}
+	r, err := j.Append("roll", t0, body{N: 13})
+	if err != nil || r.ID != j.Epoch()+"-13" {
+		t.Errorf("next record %+v %v, want id %s-13", r, err, j.Epoch())
+	}
+}
+
+// TestReaderStopsAtSegmentCutShort: the publisher's reader and ReadDir
+// stop with ErrCorrupt where a segment ends short of the next one's first
+// seq, as they do on a damaged record (until review22j they went on to
+// the next segment, and the records between were never published nor
+// reported lost).
+func TestReaderStopsAtSegmentCutShort(t *testing.T) {
+	dir := t.TempDir()
+	markedJournal(t, dir, 40)
+	p, b, at := segmentHolding(t, dir, "rec-05")
+	if mustSeg(t, dir, "rec-06") != p {
+		t.Fatal("rec-05 and rec-06 are not in one segment; the test's layout changed")
+	}
+	if err := os.WriteFile(p, b[:frameStart(t, b, at)], 0o640); err != nil {
+		t.Fatal(err)
+	}
+	j := mustOpen(t, dir, Options{})
+	r := j.Reader(1)
+	defer r.Close()
+	var last uint64
+	var err error
+	for {
+		var rec Record
+		if rec, err = r.Next(); err != nil {
+			break
+		}
+		last = rec.Seq
+	}
+	if !errors.Is(err, ErrCorrupt) || last != 4 {
+		t.Errorf("reader: last seq %d, then %v; want 4, then ErrCorrupt", last, err)
+	}
+	if err := ReadDir(dir, func(Record) error { return nil }); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("ReadDir: %v, want ErrCorrupt", err)
+	}
+}

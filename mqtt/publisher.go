@@ -90,10 +90,15 @@ func NewPublisher(cfg Config, j *journal.Journal, birth Birth, log *slog.Logger)
 		return nil, err
 	}
 	if last := j.LastSeq(); acked > last {
-		// The journal is behind the cursor (restored from backup?): never
-		// skip records, resend from the journal's end.
-		p.log.Warn("acknowledged cursor ahead of journal", "acked", acked, "last_seq", last)
-		acked = last
+		// The broker acknowledged records the journal no longer holds
+		// (its newest records lost: restored from a backup, a damaged
+		// last record taken for a torn write). The next record must not
+		// take one of their seqs: consumers have its id and would drop
+		// it as a re-delivery. Until review22j the cursor was set back
+		// to the journal's end, and that is what happened.
+		if err := fillAcknowledged(j, last, acked, p.log); err != nil {
+			return nil, err
+		}
 	}
 	p.acked, p.saved = acked, acked
 	j.SetDelivered(acked)
@@ -663,4 +668,35 @@ func clipDetail(s string) string {
 		cut--
 	}
 	return s[:cut] + "..."
+}
+
+// maxFill bounds the events fillAcknowledged journals (about 250 bytes
+// each).
+const maxFill = 100000
+
+// fillAcknowledged journals, for each seq after last up to acked (which
+// the broker acknowledged and the journal lost), an event journal_damaged
+// with that seq and id: a consumer that had the lost record drops it as a
+// re-delivery, and the next record takes acked+1, an id nobody has.
+func fillAcknowledged(j *journal.Journal, last, acked uint64, log *slog.Logger) error {
+	n := acked - last
+	log.Error("acknowledged cursor ahead of the journal: its newest records are lost; journalling an event in place of each, so that no new record takes a published seq",
+		"acked", acked, "last_seq", last, "records", n)
+	if n > maxFill {
+		return fmt.Errorf("mqtt: the broker acknowledged seq %d but the journal ends at seq %d: %d records lost, more than %d to journal in their place; a new record would take a seq (and id) consumers already have. Find the journal that holds them, or, to start a new journal, move %s and the journal folder aside",
+			acked, last, n, maxFill, cursorFile)
+	}
+	body := map[string]any{"event": journal.DamagedEvent, "first_seq": last + 1, "last_seq": acked, "records": n,
+		"reason": "acknowledged_not_in_journal",
+		"detail": fmt.Sprintf("the broker acknowledged seq %d; the journal ended at seq %d", acked, last)}
+	now := time.Now()
+	for j.NextSeq() <= acked {
+		if _, err := j.AppendNoWait("event", now, body); err != nil {
+			return fmt.Errorf("mqtt: journal the acknowledged records lost: %w", err)
+		}
+	}
+	if err := j.WaitDurable(acked); err != nil {
+		return fmt.Errorf("mqtt: journal the acknowledged records lost: %w", err)
+	}
+	return nil
 }

@@ -16,14 +16,17 @@ const journalUsage = `usage: dicewatch journal check  (--journal DIR | --config 
        dicewatch journal repair (--journal DIR | --config FILE) [--json]
 
 check   reads every record of the journal and reports each run of damaged
-        bytes and the records lost in it; it changes nothing and may run
+        bytes and the records lost in it, a segment that ends short of the
+        next one's first seq, and a damaged journal.id; it changes nothing and may run
         while the daemon runs. Exit status 0: no damage a reader would meet
         (a torn tail of the newest segment, which the daemon cuts itself,
         is reported but is not damage); 1: damage; 2: usage.
 repair  (the daemon stopped) moves each damaged segment whole into
         DIR/damaged/<UTC time>/ and writes it again with every record that
         reads back whole and, for each record lost, an event
-        journal_damaged with the lost record's seq and id. The daemon then
+        journal_damaged with the lost record's seq and id (a damaged
+        journal.id is kept there too and written again from the records'
+        ids). The daemon then
         starts and publishes on from where the broker last acknowledged.
         Exit status 0: repaired, or nothing to repair; 1: an error.`
 
@@ -84,6 +87,9 @@ func cmdJournal(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case rep.Aside != "":
 			fmt.Fprintf(stdout, "repaired: %d lost record(s) written again as %s events; the damaged segment(s) kept whole in %s\n",
 				rep.Replaced, journal.DamagedEvent, rep.Aside)
+			if rep.BadID != "" {
+				fmt.Fprintf(stdout, "journal.id written again from the records' ids; the damaged one kept in %s\n", rep.Aside)
+			}
 		case err == nil:
 			fmt.Fprintln(stdout, "nothing to repair")
 		}
@@ -111,11 +117,17 @@ func writeCheck(w io.Writer, rep journal.CheckReport) {
 		fmt.Fprintf(w, " (seq %d..%d)", rep.FirstSeq, rep.LastSeq)
 	}
 	fmt.Fprintln(w)
+	if rep.BadID != "" {
+		fmt.Fprintf(w, "  journal.id damaged (repair writes it again from the records' ids): %s\n", rep.BadID)
+	}
 	for _, d := range rep.Damage {
 		switch {
 		case d.Tail:
 			fmt.Fprintf(w, "  %s at offset %d: %d byte(s) torn off the end from seq %d (a write cut by a crash; the daemon cuts it at start)\n",
 				d.Segment, d.Offset, d.Bytes, d.FirstSeq)
+		case d.Bytes == 0:
+			fmt.Fprintf(w, "  %s ends at offset %d before seq %d..%d, which are missing (%d record(s))\n",
+				d.Segment, d.Offset, d.FirstSeq, d.LastSeq, d.Records())
 		case d.Records() == 0:
 			fmt.Fprintf(w, "  %s at offset %d: %d damaged byte(s) between records, no record lost\n", d.Segment, d.Offset, d.Bytes)
 		default:

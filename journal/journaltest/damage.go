@@ -10,8 +10,9 @@ import (
 // Damage overwrites the first byte of marker, a string the test put in a
 // record's body, in the journal's segment file holding it in dir: the
 // record's checksum no longer matches, and a reader that reaches it gets
-// journal.ErrCorrupt. A record in the last segment is taken for a torn
-// tail (and cut) when the journal opens; put it in an earlier one.
+// journal.ErrCorrupt. In the newest segment, journal.Open refuses it
+// with ErrCorrupt too (a damaged record is not a torn tail); put it in
+// an earlier segment for a journal that opens and a reader that stops.
 func Damage(dir, marker string) error {
 	segs, err := filepath.Glob(filepath.Join(dir, "seg-*.log"))
 	if err != nil {
