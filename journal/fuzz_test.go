@@ -98,15 +98,7 @@ func refusedThenRepaired(t *testing.T, dir, seg string, damaged []byte, orig []R
 	if err != nil || !rep.Damaged() {
 		t.Fatalf("Open refused on damage Check does not report: %+v, %v", rep, err)
 	}
-	if _, err := Repair(dir, t0); err != nil {
-		t.Fatalf("Repair: %v", err)
-	}
-	j, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatalf("Open after Repair: %v", err)
-	}
-	defer j.Close()
-	got := readAll(t, j, 1)
+	got := repairedRecords(t, dir)
 	if len(got) > len(orig) {
 		t.Fatalf("recovered %d records from %d", len(got), len(orig))
 	}

@@ -361,15 +361,7 @@ func FuzzRepair(f *testing.F) {
 				lost[s] = true
 			}
 		}
-		if _, err := Repair(dir, t0); err != nil {
-			t.Fatalf("Repair: %v", err)
-		}
-		j, err := Open(dir, Options{})
-		if err != nil {
-			t.Fatalf("Open after Repair: %v", err)
-		}
-		defer j.Close()
-		got := readAll(t, j, 1)
+		got := repairedRecords(t, dir)
 		for i, r := range got {
 			if r.Seq != uint64(i+1) {
 				t.Fatalf("record %d has seq %d", i, r.Seq)
@@ -648,4 +640,19 @@ func TestReaderStopsAtSegmentCutShort(t *testing.T) {
 	if err := ReadDir(dir, func(Record) error { return nil }); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("ReadDir: %v, want ErrCorrupt", err)
 	}
+}
+
+// repairedRecords repairs the journal in dir and returns every record
+// the repaired journal opens with, from seq 1.
+func repairedRecords(t *testing.T, dir string) []Record {
+	t.Helper()
+	if _, err := Repair(dir, t0); err != nil {
+		t.Fatalf("Repair: %v", err)
+	}
+	j, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatalf("Open after Repair: %v", err)
+	}
+	defer j.Close()
+	return readAll(t, j, 1)
 }

@@ -9,7 +9,8 @@ import "image"
 // the same value both on that rectangle and on the square of the frame's
 // die size, its "no clean top face" output under netMaxReject on both:
 // netLook's rule without its margin (netMinMargin), as a third cue on the
-// dice the first look held for their low confidence. Given at sepConf
+// dice the first look held (for their low confidence, or by the veto or
+// the check, which giveLater runs again). Given at sepConf
 // (under the rules' 0.8) when the veto and the check pass. 1s are not
 // read (as netLook). Without a known die size only.
 //

@@ -1,8 +1,6 @@
 package vision
 
 import (
-	"math"
-	"path/filepath"
 	"testing"
 
 	"github.com/dicewatch/dicewatch/rules"
@@ -20,21 +18,9 @@ import (
 // the cut.
 func TestRestOneFlatThroughJPEG(t *testing.T) {
 	cut := rules.DefaultStackedSizeRatio
-	frs, _ := filepath.Glob(filepath.Join("testdata/restoneflat", "*-fr.png"))
-	if len(frs) == 0 {
-		t.Fatal("no crops in testdata/restoneflat")
-	}
-	for _, fn := range frs {
-		fp, bp, v, edge := loadCropPair(t, fn)
-		d, ok := centreRead(fp, bp, edge)
-		if !ok {
-			t.Fatalf("%s: no die read at the centre", filepath.Base(fn))
-		}
-		det := d.toDetection(edge, DefaultMinFlatness)
-		area := math.Sqrt(float64(d.area)) / edge
-		t.Logf("%s: value %d flat %v area size %.3f filled %.3f size %.3f", filepath.Base(fn), det.Value, det.Flat, area, d.filled, det.SizeRatio)
-		if det.Value != v || !det.Flat || det.SizeRatio >= cut {
-			t.Errorf("%s: read %d flat %v at size %.3f, want a flat %d under %.2f", filepath.Base(fn), det.Value, det.Flat, det.SizeRatio, v, cut)
+	for _, c := range readOneCrops(t, "testdata/restoneflat") {
+		if c.det.Value != c.value || !c.det.Flat || c.det.SizeRatio >= cut {
+			t.Errorf("%s: read %d flat %v at size %.3f, want a flat %d under %.2f", c.name, c.det.Value, c.det.Flat, c.det.SizeRatio, c.value, cut)
 		}
 	}
 }
