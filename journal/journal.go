@@ -276,20 +276,8 @@ func loadEpoch(dir string) (string, error) {
 // its directory.
 func writeFileSync(path string, b []byte) error {
 	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o640)
-	if err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return fmt.Errorf("journal: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("journal: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("journal: %w", err)
+	if err := writeSynced(tmp, b); err != nil {
+		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("journal: %w", err)

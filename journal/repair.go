@@ -448,25 +448,23 @@ func repairSegment(dir string, sg segment, ds []Damage, epoch, aside string, now
 // leave).
 var repairStep = func(step, seg string) {}
 
-// writeSynced writes b to a new file at path and syncs it.
+// writeSynced writes b to a new file at path and syncs it; on an error
+// the file is removed.
 func writeSynced(path string, b []byte) error {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o640)
 	if err != nil {
-		return fmt.Errorf("journal: repair: %w", err)
+		return fmt.Errorf("journal: %w", err)
 	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(path)
-		return fmt.Errorf("journal: repair: %w", err)
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(path)
-		return fmt.Errorf("journal: repair: %w", err)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := f.Close(); err != nil {
+	if err != nil {
 		os.Remove(path)
-		return fmt.Errorf("journal: repair: %w", err)
+		return fmt.Errorf("journal: %w", err)
 	}
 	return nil
 }
