@@ -173,6 +173,20 @@ func Open(dir string, opts Options) (*Journal, error) {
 }
 
 func (j *Journal) open() error {
+	if _, err := loadEpochNoCreate(j.dir); errors.Is(err, os.ErrNotExist) {
+		// journal.id gone while records are held: a new id would
+		// start a second run of ids in one journal, and the publisher
+		// would no longer know its cursor (the cursor names the id) nor
+		// that the broker acknowledged records the journal has lost.
+		// Until ops23 Open made a new one. Repair writes it again from
+		// the records' ids.
+		if e, ok, err := recordsEpoch(j.dir); err != nil {
+			return err
+		} else if ok {
+			return fmt.Errorf("journal: %s is missing but the journal holds records (their ids begin with %s): %w; run dicewatch journal check, then dicewatch journal repair",
+				filepath.Join(j.dir, "journal.id"), e, ErrCorrupt)
+		}
+	}
 	epoch, err := loadEpoch(j.dir)
 	if err != nil {
 		return err
@@ -211,12 +225,13 @@ func (j *Journal) open() error {
 			return fmt.Errorf("journal: %s: the record at offset %d (seq %d) cannot be read and whole records follow it (seq %d on): %w; run dicewatch journal check, then dicewatch journal repair",
 				filepath.Base(last.path), good, next, seq, ErrCorrupt)
 		}
-		// The newest record whole in length but failing its checksum:
-		// damaged after it was written (see wholeFrame), and perhaps
-		// published. Cutting it would give its seq and id to the next
-		// record (review22j).
-		if tail, err := tailBytes(f, good); err == nil && wholeFrame(tail) {
-			return fmt.Errorf("journal: %s: the record at offset %d (seq %d) is whole in length but fails its checksum (damaged on disk, not torn by a crash): %w; run dicewatch journal check, then dicewatch journal repair",
+		// The newest record written whole but failing to read: its
+		// checksum, or its length header, damaged after it was written
+		// (see notTorn), and perhaps published. Cutting it would give
+		// its seq and id to the next record (review22j; a damaged
+		// length until ops23).
+		if tail, err := tailBytes(f, good); err == nil && notTorn(tail, next) {
+			return fmt.Errorf("journal: %s: the record at offset %d (seq %d) was written whole but cannot be read (damaged on disk, not torn by a crash): %w; run dicewatch journal check, then dicewatch journal repair",
 				filepath.Base(last.path), good, next, ErrCorrupt)
 		}
 		j.log.Warn("journal: torn tail cut", "segment", filepath.Base(last.path), "offset", good, "next_seq", next)

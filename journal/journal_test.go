@@ -184,7 +184,9 @@ func TestTornTail(t *testing.T) {
 		// rather than give its seq to a new record (review22j).
 		{"flip crc of last", func(b []byte) []byte { b[start4+5] ^= 0xff; return b }, -1},
 		{"flip payload of last", func(b []byte) []byte { b[len(b)-3] ^= 0x01; return b }, -1},
-		{"huge length", func(b []byte) []byte { b[start4+3] = 0x7f; return b }, 3},
+		// The last record's length header damaged, its JSON whole after
+		// it: not torn either; Open refuses (until ops23 it was cut).
+		{"huge length", func(b []byte) []byte { b[start4+3] = 0x7f; return b }, -1},
 		{"all zero", func(b []byte) []byte { return make([]byte, len(b)) }, 0},
 	}
 	for cut := start4; cut < int64(len(full)); cut += 7 {

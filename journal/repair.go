@@ -39,7 +39,7 @@ type Damage struct {
 	Tail bool `json:"tail,omitempty"`
 
 	toEnd bool // no whole record follows in the segment
-	whole bool // toEnd, and the bad frame is whole in length (see wholeFrame)
+	whole bool // toEnd, and the bad frame was written whole (see notTorn)
 }
 
 // Records is how many records the damage lost (0 for a tail).
@@ -63,12 +63,16 @@ type CheckReport struct {
 	// BadID says what is wrong with journal.id when it is there but is
 	// not a 16-digit hex id (Open refuses it; Repair writes it again).
 	BadID string `json:"journal_id_damaged,omitempty"`
+	// MissingID says that journal.id is missing while the journal holds
+	// records, and the id their ids begin with (Open refuses it; Repair
+	// writes it again from them).
+	MissingID string `json:"journal_id_missing,omitempty"`
 }
 
 // Damaged reports whether a record a reader would reach is unreadable:
 // damage other than a torn tail of the newest segment (which Open cuts).
 func (r CheckReport) Damaged() bool {
-	if r.BadID != "" {
+	if r.BadID != "" || r.MissingID != "" {
 		return true
 	}
 	for _, d := range r.Damage {
@@ -115,7 +119,7 @@ func scanDamaged(name string, b []byte, base uint64) segScan {
 		// Damage at off: find the next whole record after it.
 		at, seq := resync(b, off+1, want)
 		if at < 0 {
-			s.damage = append(s.damage, Damage{Segment: name, Offset: off, Bytes: int64(len(b)) - off, FirstSeq: want, toEnd: true, whole: wholeFrame(b[off:])})
+			s.damage = append(s.damage, Damage{Segment: name, Offset: off, Bytes: int64(len(b)) - off, FirstSeq: want, toEnd: true, whole: notTorn(b[off:], want)})
 			break
 		}
 		s.damage = append(s.damage, Damage{Segment: name, Offset: off, Bytes: at - off, FirstSeq: want, LastSeq: seq - 1})
@@ -160,10 +164,21 @@ func Check(dir string) (CheckReport, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return rep, fmt.Errorf("journal: %w", err)
 	}
-	if _, err := loadEpochNoCreate(dir); errors.Is(err, ErrCorrupt) {
+	_, err := loadEpochNoCreate(dir)
+	missing := errors.Is(err, os.ErrNotExist)
+	if errors.Is(err, ErrCorrupt) {
 		rep.BadID = err.Error()
-	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+	} else if err != nil && !missing {
 		return rep, err
+	}
+	if missing {
+		// Until ops23 a missing journal.id was not reported, and the
+		// next start made a new one.
+		if e, ok, err := recordsEpoch(dir); err != nil {
+			return rep, err
+		} else if ok {
+			rep.MissingID = "journal.id is missing; the records' ids begin with " + e
+		}
 	}
 	segs, err := listSegments(dir)
 	if err != nil {
@@ -221,6 +236,14 @@ type RepairReport struct {
 	Aside string `json:"aside,omitempty"`
 	// Replaced counts the records written in place of unreadable ones.
 	Replaced uint64 `json:"replaced"`
+	// IDWritten: journal.id (damaged or missing) was written again from
+	// the records' ids.
+	IDWritten bool `json:"journal_id_written,omitempty"`
+}
+
+// needsRepair reports whether Repair has anything to do.
+func (r CheckReport) needsRepair() bool {
+	return len(r.Damage) > 0 || r.BadID != "" || r.MissingID != ""
 }
 
 // Repair makes a damaged journal readable again, keeping every record
@@ -253,7 +276,7 @@ func Repair(dir string, now time.Time) (RepairReport, error) {
 		return rep, err
 	}
 	rep.CheckReport, err = Check(dir)
-	if err != nil || (len(rep.Damage) == 0 && rep.BadID == "") {
+	if err != nil || !rep.needsRepair() {
 		return rep, err
 	}
 	segs, err := listSegments(dir)
@@ -265,6 +288,17 @@ func Repair(dir string, now time.Time) (RepairReport, error) {
 		// with it; the newest record's is the one it last held.
 		if epoch, err = epochFromRecords(segs); err != nil {
 			return rep, err
+		}
+	}
+	if rep.MissingID != "" {
+		// Nothing damaged to keep aside: the id is written again.
+		if err := writeFileSync(filepath.Join(dir, "journal.id"), []byte(epoch+"\n")); err != nil {
+			return rep, err
+		}
+		sameOwner(filepath.Join(dir, "journal.id"), dir)
+		rep.IDWritten = true
+		if len(rep.Damage) == 0 {
+			return rep, nil
 		}
 	}
 	stamp := now.UTC().Format("20060102T150405Z")
@@ -279,6 +313,7 @@ func Repair(dir string, now time.Time) (RepairReport, error) {
 		if err := repairEpoch(dir, epoch, filepath.Join(aside, "journal.id")); err != nil {
 			return rep, err
 		}
+		rep.IDWritten = true
 	}
 	bySeg := map[string][]Damage{}
 	for _, d := range rep.Damage {
@@ -311,26 +346,62 @@ func loadEpochNoCreate(dir string) (string, error) {
 // epochFromRecords is the journal id in the newest record that reads
 // back whole (a record's id is "<journal id>-<seq>").
 func epochFromRecords(segs []segment) (string, error) {
+	e, ok, err := segmentsEpoch(segs)
+	if err != nil {
+		return "", fmt.Errorf("journal: repair: %w", err)
+	}
+	if !ok || e == "" {
+		return "", errors.New("journal: repair: journal.id is damaged or missing and no record reads back whole to take the id from; if the journal holds no record, remove journal.id (a start makes a new one)")
+	}
+	return e, nil
+}
+
+// recordsEpoch is segmentsEpoch over the journal in dir.
+func recordsEpoch(dir string) (string, bool, error) {
+	segs, err := listSegments(dir)
+	if err != nil {
+		return "", false, err
+	}
+	return segmentsEpoch(segs)
+}
+
+// segmentsEpoch reports whether any record in segs reads back whole, and
+// the journal id in the newest one whose id has the form "<journal
+// id>-<seq>" ("" if none has).
+func segmentsEpoch(segs []segment) (string, bool, error) {
+	found := false
 	for i := len(segs) - 1; i >= 0; i-- {
 		b, err := os.ReadFile(segs[i].path)
 		if err != nil {
-			return "", fmt.Errorf("journal: repair: %w", err)
+			return "", false, fmt.Errorf("journal: %w", err)
 		}
 		sc := scanDamaged(filepath.Base(segs[i].path), b, segs[i].base)
 		for k := len(sc.good) - 1; k >= 0; k-- {
-			g := sc.good[k]
-			p, _, _ := readFrame(b[g.off : g.off+g.n])
-			var r Record
-			if json.Unmarshal(p, &r) != nil {
-				continue
-			}
-			e, seq, ok := strings.Cut(r.ID, "-")
-			if _, err := hex.DecodeString(e); ok && err == nil && len(e) == 16 && seq == strconv.FormatUint(r.Seq, 10) {
-				return e, nil
+			found = true
+			if e := spanEpoch(b, sc.good[k]); e != "" {
+				return e, true, nil
 			}
 		}
 	}
-	return "", errors.New("journal: repair: journal.id is damaged and no record reads back whole to take the id from; if the journal holds no record, remove journal.id (a start makes a new one)")
+	return "", found, nil
+}
+
+// spanEpoch is the journal id in the id of the whole record at g in b, or
+// "" if its id is not "<16 hex digits>-<seq>".
+func spanEpoch(b []byte, g span) string {
+	p, _, ok := readFrame(b[g.off : g.off+g.n])
+	if !ok {
+		return ""
+	}
+	var r Record
+	if json.Unmarshal(p, &r) != nil {
+		return ""
+	}
+	e, seq, ok := strings.Cut(r.ID, "-")
+	if _, err := hex.DecodeString(e); ok && err == nil && len(e) == 16 && seq == strconv.FormatUint(r.Seq, 10) {
+		return e
+	}
+	return ""
 }
 
 // repairEpoch keeps the damaged journal.id at aside (relative to dir) and
@@ -377,6 +448,7 @@ func repairSegment(dir string, sg segment, ds []Damage, epoch, aside string, now
 		if d.Tail {
 			continue
 		}
+		e := damageEpoch(b, sc.good, d, epoch)
 		for seq := d.FirstSeq; seq <= d.LastSeq && seq >= d.FirstSeq; seq++ {
 			body, err := json.Marshal(map[string]any{
 				"event": DamagedEvent, "segment": d.Segment, "offset": d.Offset, "bytes": d.Bytes,
@@ -385,7 +457,7 @@ func repairSegment(dir string, sg segment, ds []Damage, epoch, aside string, now
 			if err != nil {
 				return replaced, fmt.Errorf("journal: repair: %w", err)
 			}
-			rec := Record{Seq: seq, ID: epoch + "-" + strconv.FormatUint(seq, 10), Kind: "event", TS: now.UTC(), Body: body}
+			rec := Record{Seq: seq, ID: e + "-" + strconv.FormatUint(seq, 10), Kind: "event", TS: now.UTC(), Body: body}
 			payload, err := json.Marshal(rec)
 			if err != nil {
 				return replaced, fmt.Errorf("journal: repair: %w", err)
@@ -420,12 +492,9 @@ func repairSegment(dir string, sg segment, ds []Damage, epoch, aside string, now
 	sameOwner(tmp, sg.path)
 	repairStep("repaired written", sg.path)
 	kept := filepath.Join(dir, aside)
-	if err := os.Link(sg.path, kept); err != nil {
-		if err := writeSynced(kept, b); err != nil {
-			os.Remove(tmp)
-			return replaced, fmt.Errorf("journal: repair: keep the damaged segment: %w", err)
-		}
-		sameOwner(kept, sg.path)
+	if err := keepOriginal(sg.path, kept, b); err != nil {
+		os.Remove(tmp)
+		return replaced, err
 	}
 	if err := syncDir(filepath.Dir(kept)); err != nil {
 		os.Remove(tmp)
@@ -441,6 +510,90 @@ func repairSegment(dir string, sg segment, ds []Damage, epoch, aside string, now
 	}
 	repairStep("replaced", sg.path)
 	return replaced, nil
+}
+
+// damageEpoch is the journal id for the records lost in d: the one in the
+// id of the whole record before it in the segment, or else after it, or
+// else epoch (journal.id's). A journal whose journal.id was lost and made
+// anew by an earlier version holds ids of two journal ids; a record
+// written in place of a lost one must take the id the lost one had, so
+// that a consumer that had it drops it as a re-delivery.
+func damageEpoch(b []byte, good []span, d Damage, epoch string) string {
+	for k := len(good) - 1; k >= 0; k-- {
+		if good[k].off < d.Offset {
+			if e := spanEpoch(b, good[k]); e != "" {
+				return e
+			}
+			break
+		}
+	}
+	for _, g := range good {
+		if g.off >= d.Offset+d.Bytes {
+			if e := spanEpoch(b, g); e != "" {
+				return e
+			}
+			break
+		}
+	}
+	return epoch
+}
+
+// keepOriginal gives the segment at path (whose bytes are b) a second
+// name, kept: a hard link, or where links are not to be had, a synced
+// copy. A repair run again after a crash (in the same second, so to the
+// same folder) finds kept there already: the same file, linked by the
+// run that crashed, or a copy with the same bytes, is kept as it is.
+// Until ops23 the re-run wrote the copy over it, and with the link that
+// cut the one file the segment's name still held to nothing before it
+// wrote it again: a crash in between lost the segment. A copy is made
+// only as a new file, never over one.
+func keepOriginal(path, kept string, b []byte) error {
+	err := os.Link(path, kept)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, os.ErrExist) {
+		if same, serr := sameBytes(path, kept, b); serr != nil {
+			return fmt.Errorf("journal: repair: keep the damaged segment: %w", serr)
+		} else if same {
+			return nil
+		}
+		return fmt.Errorf("journal: repair: keep the damaged segment: %s is there already and holds other bytes; move it away and repair again", kept)
+	}
+	f, err := os.OpenFile(kept, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o640)
+	if err != nil {
+		return fmt.Errorf("journal: repair: keep the damaged segment: %w", err)
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(kept)
+		return fmt.Errorf("journal: repair: keep the damaged segment: %w", err)
+	}
+	sameOwner(kept, path)
+	return nil
+}
+
+// sameBytes reports whether kept is the file at path (a link to it) or
+// holds b.
+func sameBytes(path, kept string, b []byte) (bool, error) {
+	ki, err := os.Stat(kept)
+	if err != nil {
+		return false, err
+	}
+	if pi, err := os.Stat(path); err == nil && os.SameFile(pi, ki) {
+		return true, nil
+	}
+	k, err := os.ReadFile(kept)
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(k, b), nil
 }
 
 // repairStep is called after each step of repairSegment that changes the
@@ -527,6 +680,31 @@ func wholeFrame(b []byte) bool {
 		return false
 	}
 	return bytes.Count(b[headerLen:], []byte{0}) != int(l)
+}
+
+// notTorn reports whether b, from a frame that fails to read to the end
+// of the newest segment, is a record written whole and damaged since, not
+// a write torn by a crash: either its frame is whole in length
+// (wholeFrame), or the bytes after its header begin with the whole JSON
+// of the record with seq want. A torn write holds only a beginning of that
+// JSON, which never parses (the object closes at its last byte), so a
+// record that parses there was written to its end, and a length header
+// that does not fit it was damaged after. Until ops23 such a record was
+// cut as torn, and its seq and id given to the next record.
+func notTorn(b []byte, want uint64) bool {
+	if wholeFrame(b) {
+		return true
+	}
+	if len(b) <= headerLen || b[headerLen] != '{' {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(b[headerLen:]))
+	var raw json.RawMessage
+	if dec.Decode(&raw) != nil {
+		return false
+	}
+	_, ok := decodeRecord(raw, want)
+	return ok
 }
 
 // wholeRecordsAfter reports whether a whole record with a seq at or after
