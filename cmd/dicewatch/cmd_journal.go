@@ -17,18 +17,22 @@ const journalUsage = `usage: dicewatch journal check  (--journal DIR | --config 
 
 check   reads every record of the journal and reports each run of damaged
         bytes and the records lost in it, a segment that ends short of the
-        next one's first seq, and a damaged journal.id; it changes nothing and may run
+        next one's first seq, and a damaged journal.id, or one missing
+        while the journal holds records; it changes nothing and may run
         while the daemon runs. Exit status 0: no damage a reader would meet
         (a torn tail of the newest segment, which the daemon cuts itself,
-        is reported but is not damage); 1: damage; 2: usage.
+        is reported but is not damage); 1: damage; 2: usage; 74: the
+        report could not be written (a closed pipe, a full disk).
 repair  (the daemon stopped) moves each damaged segment whole into
         DIR/damaged/<UTC time>/ and writes it again with every record that
         reads back whole and, for each record lost, an event
         journal_damaged with the lost record's seq and id (a damaged
         journal.id is kept there too and written again from the records'
-        ids). The daemon then
+        ids; a missing one is written again from them). Run again after
+        a crash, it finishes what the first run began. The daemon then
         starts and publishes on from where the broker last acknowledged.
-        Exit status 0: repaired, or nothing to repair; 1: an error.`
+        Exit status 0: repaired, or nothing to repair; 1: an error; 74:
+        the report could not be written (run check to see the journal).`
 
 // cmdJournal is `dicewatch journal check|repair`: what a technician runs
 // when the daemon stops on a damaged journal record (the publisher's
@@ -62,6 +66,11 @@ func cmdJournal(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		*dir = cfg.Journal.Dir
 	}
+	// Every write to stdout goes through out, which keeps the first
+	// error (a closed pipe, a full disk): a report cut short must not
+	// pass for one printed whole (until ops23 the errors were dropped
+	// and the status was the report's).
+	out := &errWriter{w: stdout}
 	if op == "check" {
 		rep, err := journal.Check(*dir)
 		if err != nil {
@@ -69,9 +78,13 @@ func cmdJournal(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 1
 		}
 		if *asJSON {
-			writeJSON(stdout, rep)
+			writeJSON(out, rep)
 		} else {
-			writeCheck(stdout, rep)
+			writeCheck(out, rep)
+		}
+		if out.err != nil {
+			fmt.Fprintf(stderr, "dicewatch journal check: the report could not be written: %v\n", out.err)
+			return exitOutput
 		}
 		if rep.Damaged() {
 			return 1
@@ -80,19 +93,29 @@ func cmdJournal(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	rep, err := journal.Repair(*dir, time.Now())
 	if *asJSON {
-		writeJSON(stdout, rep)
+		writeJSON(out, rep)
 	} else {
-		writeCheck(stdout, rep.CheckReport)
-		switch {
-		case rep.Aside != "":
-			fmt.Fprintf(stdout, "repaired: %d lost record(s) written again as %s events; the damaged segment(s) kept whole in %s\n",
+		writeCheck(out, rep.CheckReport)
+		if rep.Aside != "" {
+			fmt.Fprintf(out, "repaired: %d lost record(s) written again as %s events; the damaged segment(s) kept whole in %s\n",
 				rep.Replaced, journal.DamagedEvent, rep.Aside)
-			if rep.BadID != "" {
-				fmt.Fprintf(stdout, "journal.id written again from the records' ids; the damaged one kept in %s\n", rep.Aside)
-			}
-		case err == nil:
-			fmt.Fprintln(stdout, "nothing to repair")
 		}
+		switch {
+		case rep.IDWritten && rep.BadID != "":
+			fmt.Fprintf(out, "journal.id written again from the records' ids; the damaged one kept in %s\n", rep.Aside)
+		case rep.IDWritten:
+			fmt.Fprintln(out, "journal.id written again from the records' ids")
+		case rep.Aside == "" && err == nil:
+			fmt.Fprintln(out, "nothing to repair")
+		}
+	}
+	if out.err != nil {
+		// The repair's own result still decides what is said first.
+		if err != nil {
+			fmt.Fprintf(stderr, "dicewatch journal repair: %v\n", err)
+		}
+		fmt.Fprintf(stderr, "dicewatch journal repair: the report could not be written: %v; run dicewatch journal check to see the journal as the repair left it\n", out.err)
+		return exitOutput
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "dicewatch journal repair: %v\n", err)
@@ -104,10 +127,40 @@ func cmdJournal(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func writeJSON(w io.Writer, v any) {
+// exitOutput is the status of a journal command whose report could not
+// be written to stdout (EX_IOERR in sysexits.h): a closed pipe, a full
+// disk. What the command did is not known from its status then.
+const exitOutput = 74
+
+// errWriter passes writes to w until one fails, then keeps that error and
+// writes nothing more.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		e.err = err
+	}
+	return n, err
+}
+
+// writeJSON writes v as one indented JSON object; a failed write is in
+// w's error.
+func writeJSON(w *errWriter, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	_ = enc.Encode(v)
+	if err := enc.Encode(v); err != nil && w.err == nil {
+		w.err = err
+	}
 }
 
 // writeCheck prints a check's findings for a person.
@@ -119,6 +172,9 @@ func writeCheck(w io.Writer, rep journal.CheckReport) {
 	fmt.Fprintln(w)
 	if rep.BadID != "" {
 		fmt.Fprintf(w, "  journal.id damaged (repair writes it again from the records' ids): %s\n", rep.BadID)
+	}
+	if rep.MissingID != "" {
+		fmt.Fprintf(w, "  %s (the daemon does not start without it; repair writes it again from the records' ids)\n", rep.MissingID)
 	}
 	for _, d := range rep.Damage {
 		switch {
