@@ -356,6 +356,36 @@ func epochFromRecords(segs []segment) (string, error) {
 	return e, nil
 }
 
+// Identify reads, without locking or changing anything, the journal id
+// and the newest seq of the journal in dir as far as they can be read:
+// journal.id, or if it is missing or damaged the id in the newest whole
+// record's id; and the seq of the newest record that reads back whole in
+// the newest segment holding one. What cannot be read is "" or 0. It is
+// for saying something about a journal Open refused.
+func Identify(dir string) (epoch string, lastSeq uint64) {
+	epoch, _ = loadEpochNoCreate(dir)
+	segs, err := listSegments(dir)
+	if err != nil {
+		return epoch, 0
+	}
+	for i := len(segs) - 1; i >= 0 && (lastSeq == 0 || epoch == ""); i-- {
+		b, err := os.ReadFile(segs[i].path)
+		if err != nil {
+			continue
+		}
+		sc := scanDamaged(filepath.Base(segs[i].path), b, segs[i].base)
+		for k := len(sc.good) - 1; k >= 0 && (lastSeq == 0 || epoch == ""); k-- {
+			if lastSeq == 0 {
+				lastSeq = sc.good[k].seq
+			}
+			if epoch == "" {
+				epoch = spanEpoch(b, sc.good[k])
+			}
+		}
+	}
+	return epoch, lastSeq
+}
+
 // recordsEpoch is segmentsEpoch over the journal in dir.
 func recordsEpoch(dir string) (string, bool, error) {
 	segs, err := listSegments(dir)

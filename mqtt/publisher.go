@@ -2,6 +2,7 @@ package mqtt
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -220,10 +221,15 @@ func (e *journalError) Unwrap() error { return e.err }
 func (p *Publisher) topic(kind string) string { return p.cfg.Prefix + kind }
 
 func (p *Publisher) status(online bool, reason, detail string) []byte {
+	return statusPayload(p.cfg, p.birth, p.j.Epoch(), p.j.LastSeq(), p.now(), online, reason, detail)
+}
+
+// statusPayload is the retained status message.
+func statusPayload(cfg Config, birth Birth, epoch string, lastSeq uint64, now time.Time, online bool, reason, detail string) []byte {
 	s := Status{
-		Schema: StatusSchema, Table: p.cfg.Table, ID: p.j.Epoch() + "-status-" + randomID(6),
-		TS: formatTS(p.now()), Status: "offline", ClientID: p.cfg.ClientID, LastSeq: p.j.LastSeq(), Reason: reason, Detail: detail,
-		Version: p.birth.Version, ConfigHash: p.birth.ConfigHash, CalibrationHash: p.birth.CalibrationHash,
+		Schema: StatusSchema, Table: cfg.Table, ID: epoch + "-status-" + randomID(6),
+		TS: formatTS(now), Status: "offline", ClientID: cfg.ClientID, LastSeq: lastSeq, Reason: reason, Detail: detail,
+		Version: birth.Version, ConfigHash: birth.ConfigHash, CalibrationHash: birth.CalibrationHash,
 	}
 	if online {
 		s.Status = "online"
@@ -233,29 +239,12 @@ func (p *Publisher) status(online bool, reason, detail string) []byte {
 }
 
 func (p *Publisher) clientOptions(lost chan<- error) (*paho.ClientOptions, error) {
-	o := paho.NewClientOptions().AddBroker(p.cfg.Broker).SetClientID(p.cfg.ClientID).
-		SetCleanSession(false).SetAutoReconnect(false).SetConnectRetry(false).
-		SetKeepAlive(p.cfg.keepAlive()).SetPingTimeout(p.cfg.keepAlive() / 2).
-		SetConnectTimeout(10 * time.Second).SetWriteTimeout(10 * time.Second).
-		SetOrderMatters(true).SetStore(paho.NewMemoryStore()).
-		SetResumeSubs(false)
 	// The will is offline, retained: the broker publishes it if the
 	// connection is lost. A clean Disconnect does not send it, so Run
 	// publishes offline itself on shutdown.
-	o.SetBinaryWill(p.topic("status"), p.status(false, ReasonConnectionLost, ""), 1, true)
-	if p.cfg.PasswordFile != "" {
-		u, pw, err := readPasswordFile(p.cfg.PasswordFile)
-		if err != nil {
-			return nil, err
-		}
-		o.SetUsername(u).SetPassword(pw)
-	}
-	tc, err := p.cfg.tlsConfig()
+	o, err := clientOptions(p.cfg, p.status(false, ReasonConnectionLost, ""), 10*time.Second)
 	if err != nil {
 		return nil, err
-	}
-	if tc != nil {
-		o.SetTLSConfig(tc)
 	}
 	o.SetConnectionLostHandler(func(_ paho.Client, err error) {
 		select {
@@ -265,6 +254,80 @@ func (p *Publisher) clientOptions(lost chan<- error) (*paho.ClientOptions, error
 	})
 	return o, nil
 }
+
+// clientOptions are the daemon's connection options: its client id and
+// persistent session, credentials, TLS, and will (the retained status
+// published if the connection is lost).
+func clientOptions(cfg Config, will []byte, timeout time.Duration) (*paho.ClientOptions, error) {
+	o := paho.NewClientOptions().AddBroker(cfg.Broker).SetClientID(cfg.ClientID).
+		SetCleanSession(false).SetAutoReconnect(false).SetConnectRetry(false).
+		SetKeepAlive(cfg.keepAlive()).SetPingTimeout(cfg.keepAlive() / 2).
+		SetConnectTimeout(timeout).SetWriteTimeout(timeout).
+		SetOrderMatters(true).SetStore(paho.NewMemoryStore()).
+		SetResumeSubs(false)
+	o.SetBinaryWill(cfg.Prefix+"status", will, 1, true)
+	if cfg.PasswordFile != "" {
+		u, pw, err := readPasswordFile(cfg.PasswordFile)
+		if err != nil {
+			return nil, err
+		}
+		o.SetUsername(u).SetPassword(pw)
+	}
+	tc, err := cfg.tlsConfig()
+	if err != nil {
+		return nil, err
+	}
+	if tc != nil {
+		o.SetTLSConfig(tc)
+	}
+	return o, nil
+}
+
+// PublishOffline publishes the retained status offline with reason and
+// detail, once, for a daemon that stops before its publisher runs: the
+// journal refused at start (reason journal_damaged). Without it the
+// retained status says whatever it said last (online, if the last run
+// was killed before its will went out), while the table publishes
+// nothing. It connects as the daemon does (its client id and persistent
+// session, subscribing to nothing: commands queued for the daemon stay
+// queued, unacknowledged) and gives up when ctx ends: a broker that is
+// down or does not answer must not hold up the exit. epoch and lastSeq
+// are the journal's id and newest seq, as far as they can be read.
+func PublishOffline(ctx context.Context, cfg Config, birth Birth, epoch string, lastSeq uint64, reason, detail string) error {
+	cfg.SetDefaults()
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("mqtt: config: %w", err)
+	}
+	if _, err := hex.DecodeString(epoch); err != nil || len(epoch) != 16 {
+		epoch = unknownEpoch
+	}
+	msg := statusPayload(cfg, birth, epoch, lastSeq, time.Now(), false, reason, clipDetail(detail))
+	limit := 10 * time.Second
+	if d, ok := ctx.Deadline(); ok {
+		limit = max(time.Until(d), time.Millisecond)
+	}
+	// The will says the same, should the connection drop before the
+	// status is acknowledged.
+	o, err := clientOptions(cfg, msg, limit)
+	if err != nil {
+		return err
+	}
+	client := paho.NewClient(o)
+	if err := waitToken(ctx, client.Connect(), limit); err != nil {
+		client.Disconnect(0)
+		return fmt.Errorf("mqtt: connect %s: %w", cfg.Broker, err)
+	}
+	err = waitToken(ctx, client.Publish(cfg.Prefix+"status", 1, true, msg), limit)
+	client.Disconnect(250)
+	if err != nil {
+		return fmt.Errorf("mqtt: publish status: %w", err)
+	}
+	return nil
+}
+
+// unknownEpoch stands in a status id for a journal id that cannot be read
+// (the status schema's id begins with 16 hex digits).
+const unknownEpoch = "0000000000000000"
 
 type inflight struct {
 	seq  uint64

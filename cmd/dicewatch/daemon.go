@@ -68,6 +68,30 @@ func runDaemon(cfg *config.Config, f runFlags, log *slog.Logger) int {
 	return 0
 }
 
+// damagedStatusWait bounds how long a start the journal refused spends
+// telling the broker so before it exits.
+var damagedStatusWait = 5 * time.Second
+
+// publishJournalDamaged sets the retained status offline with reason
+// journal_damaged when journal.Open refuses the journal at start (the
+// exit status is 65 and systemd does not start the daemon again): until
+// ops23 the status said whatever it said last, online if the last run was
+// killed before its will went out. Best effort within damagedStatusWait;
+// a failure is logged.
+func publishJournalDamaged(ctx context.Context, cfg *config.Config, cal *calibration.Calibration, jerr error, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(ctx, damagedStatusWait)
+	defer cancel()
+	epoch, last := journal.Identify(cfg.Journal.Dir)
+	detail := jerr.Error() + "; the daemon does not start until the journal is repaired (dicewatch journal check, then dicewatch journal repair)"
+	err := mqtt.PublishOffline(ctx, cfg.MQTT, mqtt.Birth{Version: version, ConfigHash: cfg.Hash(), CalibrationHash: cal.Hash()},
+		epoch, last, mqtt.ReasonJournalDamaged, detail)
+	if err != nil {
+		log.Error("the retained status could not be set offline (journal_damaged): the broker may still show the table online", "err", err)
+		return
+	}
+	log.Info("retained status set offline, reason journal_damaged", "last_seq", last)
+}
+
 func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logger) error {
 	cal, err := loadCalibration(cfg.Calibration)
 	if err != nil {
@@ -91,6 +115,9 @@ func daemon(ctx context.Context, cfg *config.Config, f runFlags, log *slog.Logge
 		MaxAge:   time.Duration(cfg.Journal.MaxAgeDays) * 24 * time.Hour,
 	})
 	if err != nil {
+		if errors.Is(err, journal.ErrCorrupt) && !f.noBroker {
+			publishJournalDamaged(ctx, cfg, cal, err, log)
+		}
 		return err
 	}
 	defer j.Close()
