@@ -51,7 +51,12 @@
 // JSON. Open checks the newest segment frame by frame and truncates it at the
 // first frame that is short, fails its checksum, does not decode, or does not
 // carry the next seq: that is a write torn by a crash, which was never
-// acknowledged, so cutting it loses nothing that was published.
+// acknowledged, so cutting it loses nothing that was published. Damage
+// that a crash does not leave is not cut: whole records after the bad
+// frame, a last record whole in length that fails its checksum, a last
+// record whose whole JSON follows a damaged length header, and a damaged
+// journal.id or one missing while records are held make Open return
+// ErrCorrupt and change nothing; Check reports them and Repair mends them.
 //
 // # Retention
 //

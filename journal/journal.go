@@ -128,8 +128,9 @@ type Journal struct {
 
 // Open opens (creating if needed) the journal in dir, recovers a torn tail,
 // and takes an exclusive lock on it for this process. A bad frame in the
-// newest segment with whole records after it, or a last frame whole in
-// length that fails its checksum, is not a torn tail: Open returns
+// newest segment with whole records after it, or a last record written
+// whole that cannot be read (see notTorn), is not a torn tail, nor is a
+// journal.id damaged, or missing while records are held: Open returns
 // ErrCorrupt and changes nothing (see Check and Repair).
 func Open(dir string, opts Options) (*Journal, error) {
 	if opts.SegmentBytes <= 0 {
