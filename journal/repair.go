@@ -590,19 +590,7 @@ func keepOriginal(path, kept string, b []byte) error {
 		}
 		return fmt.Errorf("journal: repair: keep the damaged segment: %s is there already and holds other bytes; move it away and repair again", kept)
 	}
-	f, err := os.OpenFile(kept, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o640)
-	if err != nil {
-		return fmt.Errorf("journal: repair: keep the damaged segment: %w", err)
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(kept)
+	if err := writeSyncedFlag(kept, b, os.O_EXCL); err != nil {
 		return fmt.Errorf("journal: repair: keep the damaged segment: %w", err)
 	}
 	sameOwner(kept, path)
@@ -634,7 +622,13 @@ var repairStep = func(step, seg string) {}
 // writeSynced writes b to a new file at path and syncs it; on an error
 // the file is removed.
 func writeSynced(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o640)
+	return writeSyncedFlag(path, b, os.O_TRUNC)
+}
+
+// writeSyncedFlag is writeSynced with flag (os.O_TRUNC: over a file there
+// already; os.O_EXCL: only as a new file) added to the open.
+func writeSyncedFlag(path string, b []byte, flag int) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|flag, 0o640)
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}

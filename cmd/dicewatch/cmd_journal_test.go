@@ -20,18 +20,7 @@ import (
 // `journal repair` then leaves a journal check passes.
 func TestJournalCheckSegmentCutShort(t *testing.T) {
 	dir := t.TempDir()
-	j, err := journal.Open(dir, journal.Options{SegmentBytes: 1024})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 30; i++ {
-		if _, err := j.Append("roll", time.Unix(1700000000, 0), map[string]any{"n": i}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
+	smallSegmentsJournal(t, dir)
 	segs, _ := filepath.Glob(filepath.Join(dir, "seg-*.log"))
 	if len(segs) < 2 {
 		t.Fatalf("%d segment(s), want several", len(segs))
@@ -68,18 +57,7 @@ func TestJournalCheckSegmentCutShort(t *testing.T) {
 // process, with stdout on /dev/full, the same.
 func TestJournalReportWriteFails(t *testing.T) {
 	dir := t.TempDir()
-	j, err := journal.Open(dir, journal.Options{SegmentBytes: 1024})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 30; i++ {
-		if _, err := j.Append("roll", time.Unix(1700000000, 0), map[string]any{"n": i}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
+	smallSegmentsJournal(t, dir)
 	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
 	if err != nil {
 		t.Skipf("no /dev/full: %v", err)
@@ -163,5 +141,23 @@ func TestJournalCheckMissingID(t *testing.T) {
 	out.Reset()
 	if code := cmdJournal([]string{"check", "--journal", dir}, nil, &out, &errb); code != 0 {
 		t.Fatalf("check after repair: status %d: %s%s", code, out.String(), errb.String())
+	}
+}
+
+// smallSegmentsJournal writes 30 roll records in 1 KiB segments to the
+// journal in dir and closes it.
+func smallSegmentsJournal(t *testing.T, dir string) {
+	t.Helper()
+	j, err := journal.Open(dir, journal.Options{SegmentBytes: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 30; i++ {
+		if _, err := j.Append("roll", time.Unix(1700000000, 0), map[string]any{"n": i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"net"
 	"os"
@@ -14,8 +13,6 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
-	"github.com/dicewatch/dicewatch/journal"
-	"github.com/dicewatch/dicewatch/journal/journaltest"
 	"github.com/dicewatch/dicewatch/mqtt"
 	"github.com/dicewatch/dicewatch/mqtt/mqtttest"
 	"github.com/dicewatch/dicewatch/schema"
@@ -38,34 +35,14 @@ func TestDaemonStatusWhenJournalRefusedAtStart(t *testing.T) {
 	}
 	sess, dir := validSession(t, 7, 1)
 	jdir := filepath.Join(t.TempDir(), "journal")
-	j, err := journal.Open(jdir, journal.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recs []journal.Record
-	for i := 1; i <= 6; i++ {
-		r, err := j.Append("event", time.Now(), map[string]any{"event": "test", "mark": fmt.Sprintf("newest-%02d", i)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs = append(recs, r)
-	}
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := journaltest.Damage(jdir, "newest-03"); err != nil {
-		t.Fatal(err)
-	}
-	segs, _ := filepath.Glob(filepath.Join(jdir, "seg-*.log"))
-	before, _ := os.ReadFile(segs[0])
-
+	epoch, seg, before := damagedNewestJournal(t, jdir)
 	broker := mqtttest.StartBroker(t)
 	// What the status said last: online.
 	c := paho.NewClient(paho.NewClientOptions().AddBroker(broker.URL()).SetClientID("last-run"))
 	if tok := c.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
 		t.Fatalf("connect: %v", tok.Error())
 	}
-	online := `{"schema":"dicewatch/status/v2","table":"po","id":"` + j.Epoch() + `-status-000000000001","ts":"2026-11-27T10:00:00.000Z","status":"online","client_id":"dicewatch-po","last_seq":6}`
+	online := `{"schema":"dicewatch/status/v2","table":"po","id":"` + epoch + `-status-000000000001","ts":"2026-11-27T10:00:00.000Z","status":"online","client_id":"dicewatch-po","last_seq":6}`
 	if tok := c.Publish("dicewatch/po/status", 1, true, online); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
 		t.Fatalf("publish: %v", tok.Error())
 	}
@@ -79,7 +56,7 @@ func TestDaemonStatusWhenJournalRefusedAtStart(t *testing.T) {
 	if code := runDaemon(cfg, runFlags{exitAtEOF: true, openSource: cam.Open}, log); code != exitJournalDamaged {
 		t.Fatalf("exit status %d, want %d; log:\n%s", code, exitJournalDamaged, logTail(logs.String(), 20))
 	}
-	if after, _ := os.ReadFile(segs[0]); !bytes.Equal(after, before) {
+	if after, _ := os.ReadFile(seg); !bytes.Equal(after, before) {
 		t.Error("the start changed the damaged segment")
 	}
 	sub := mqtttest.Subscribe(t, broker.URL(), mqtttest.SubscriberOptions{ClientID: "late"}, "dicewatch/po/status")
@@ -99,9 +76,9 @@ func TestDaemonStatusWhenJournalRefusedAtStart(t *testing.T) {
 		!strings.Contains(st.Detail, "seq 3") || !strings.Contains(st.Detail, "dicewatch journal repair") {
 		t.Errorf("retained status %s: want offline, reason journal_damaged, a detail naming seq 3 and the repair", last.Payload)
 	}
-	if !strings.HasPrefix(st.ID, j.Epoch()+"-status-") || st.LastSeq != 6 || st.ClientID != "dicewatch-po" {
+	if !strings.HasPrefix(st.ID, epoch+"-status-") || st.LastSeq != 6 || st.ClientID != "dicewatch-po" {
 		t.Errorf("status id %s, last_seq %d, client %s: want the journal's id %s, seq 6 (the newest record that reads back whole), dicewatch-po",
-			st.ID, st.LastSeq, st.ClientID, j.Epoch())
+			st.ID, st.LastSeq, st.ClientID, epoch)
 	}
 
 	// A broker that takes the connection and says nothing.

@@ -267,6 +267,30 @@ func TestDaemonExits65OnDamagedNewestSegment(t *testing.T) {
 	}
 	sess, dir := validSession(t, 7, 1)
 	jdir := filepath.Join(t.TempDir(), "journal")
+	_, seg, before := damagedNewestJournal(t, jdir)
+	broker := mqtttest.StartBroker(t)
+	cfg := daemonConfig{Table: "pn", Source: scriptedCamera, Calibration: filepath.Join(dir, scene.FileCalibration),
+		Journal: jdir, Broker: broker.URL(), Extra: noClips}.Parse(t, "pubnewest.yaml")
+	var logs lockedBuffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	cam := sessionCamera(sess, [][]int{sourcetest.FrameRange(0, sess.Frames()-1)}, nil)
+	if code := runDaemon(cfg, runFlags{exitAtEOF: true, openSource: cam.Open}, log); code != exitJournalDamaged {
+		t.Fatalf("exit status %d, want %d; log:\n%s", code, exitJournalDamaged, logTail(logs.String(), 20))
+	}
+	if after, _ := os.ReadFile(seg); !bytes.Equal(after, before) {
+		t.Error("the start changed the damaged segment")
+	}
+	if !strings.Contains(logs.String(), "dicewatch journal repair") {
+		t.Errorf("the log does not say to repair:\n%s", logTail(logs.String(), 20))
+	}
+}
+
+// damagedNewestJournal makes a journal at jdir of one segment, six events
+// (marks newest-01..newest-06), and damages newest-03's bytes on disk:
+// whole records follow it, so journal.Open refuses the journal. It returns
+// the journal's id, the segment's path and its bytes.
+func damagedNewestJournal(t *testing.T, jdir string) (epoch, seg string, b []byte) {
+	t.Helper()
 	j, err := journal.Open(jdir, journal.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -286,20 +310,9 @@ func TestDaemonExits65OnDamagedNewestSegment(t *testing.T) {
 	if len(segs) != 1 {
 		t.Fatalf("segments %v, want one", segs)
 	}
-	before, _ := os.ReadFile(segs[0])
-	broker := mqtttest.StartBroker(t)
-	cfg := daemonConfig{Table: "pn", Source: scriptedCamera, Calibration: filepath.Join(dir, scene.FileCalibration),
-		Journal: jdir, Broker: broker.URL(), Extra: noClips}.Parse(t, "pubnewest.yaml")
-	var logs lockedBuffer
-	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	cam := sessionCamera(sess, [][]int{sourcetest.FrameRange(0, sess.Frames()-1)}, nil)
-	if code := runDaemon(cfg, runFlags{exitAtEOF: true, openSource: cam.Open}, log); code != exitJournalDamaged {
-		t.Fatalf("exit status %d, want %d; log:\n%s", code, exitJournalDamaged, logTail(logs.String(), 20))
+	b, err = os.ReadFile(segs[0])
+	if err != nil {
+		t.Fatal(err)
 	}
-	if after, _ := os.ReadFile(segs[0]); !bytes.Equal(after, before) {
-		t.Error("the start changed the damaged segment")
-	}
-	if !strings.Contains(logs.String(), "dicewatch journal repair") {
-		t.Errorf("the log does not say to repair:\n%s", logTail(logs.String(), 20))
-	}
+	return j.Epoch(), segs[0], b
 }
