@@ -231,7 +231,7 @@ func (j *Journal) open() error {
 		// (see notTorn), and perhaps published. Cutting it would give
 		// its seq and id to the next record (review22j; a damaged
 		// length until ops23).
-		if tail, err := tailBytes(f, good); err == nil && notTorn(tail, next) {
+		if tail, err := tailBytes(f, good); err == nil && notTorn(tail, good, next) {
 			return fmt.Errorf("journal: %s: the record at offset %d (seq %d) was written whole but cannot be read (damaged on disk, not torn by a crash): %w; run dicewatch journal check, then dicewatch journal repair",
 				filepath.Base(last.path), good, next, ErrCorrupt)
 		}

@@ -119,7 +119,7 @@ func scanDamaged(name string, b []byte, base uint64) segScan {
 		// Damage at off: find the next whole record after it.
 		at, seq := resync(b, off+1, want)
 		if at < 0 {
-			s.damage = append(s.damage, Damage{Segment: name, Offset: off, Bytes: int64(len(b)) - off, FirstSeq: want, toEnd: true, whole: notTorn(b[off:], want)})
+			s.damage = append(s.damage, Damage{Segment: name, Offset: off, Bytes: int64(len(b)) - off, FirstSeq: want, toEnd: true, whole: notTorn(b[off:], off, want)})
 			break
 		}
 		s.damage = append(s.damage, Damage{Segment: name, Offset: off, Bytes: at - off, FirstSeq: want, LastSeq: seq - 1})
@@ -707,19 +707,24 @@ func wholeFrame(b []byte) bool {
 }
 
 // notTorn reports whether b, from a frame that fails to read to the end
-// of the newest segment, is a record written whole and damaged since, not
-// a write torn by a crash: either its frame is whole in length
-// (wholeFrame), or the bytes after its header begin with the whole JSON
-// of the record with seq want. A torn write holds only a beginning of that
-// JSON, which never parses (the object closes at its last byte), so a
-// record that parses there was written to its end, and a length header
-// that does not fit it was damaged after. Until ops23 such a record was
-// cut as torn, and its seq and id given to the next record.
-func notTorn(b []byte, want uint64) bool {
+// of the newest segment (at is its offset in the segment), is a record
+// written whole and damaged since, not a write torn by a crash: either
+// its frame is whole in length (wholeFrame), or the bytes after its
+// header begin with the whole JSON of the record with seq want. A torn
+// write holds only a beginning of that JSON, which never parses (the
+// object closes at its last byte), so a record that parses there was
+// written to its end, and a length header that does not fit it was
+// damaged after. Until ops23 such a record was cut as torn, and its seq
+// and id given to the next record. One exception (review23o): a header
+// that reads as zeros up to a sector boundary of the file, with the rest
+// written, is what a power cut leaves when the block holding the frame's
+// head was not written and the next one was; that record was never
+// synced, so never published, and is cut as torn.
+func notTorn(b []byte, at int64, want uint64) bool {
 	if wholeFrame(b) {
 		return true
 	}
-	if len(b) <= headerLen || b[headerLen] != '{' {
+	if len(b) <= headerLen || b[headerLen] != '{' || zerosToSector(b[:headerLen], at) {
 		return false
 	}
 	dec := json.NewDecoder(bytes.NewReader(b[headerLen:]))
@@ -729,6 +734,22 @@ func notTorn(b []byte, want uint64) bool {
 	}
 	_, ok := decodeRecord(raw, want)
 	return ok
+}
+
+// sectorBytes is the smallest unit a disk writes whole; the file system's
+// blocks are multiples of it.
+const sectorBytes = 512
+
+// zerosToSector reports whether h, at offset at of its file, begins with
+// zero bytes that reach a sector boundary: the end of a block left
+// unwritten by a power cut.
+func zerosToSector(h []byte, at int64) bool {
+	for i := 0; i < len(h) && h[i] == 0; i++ {
+		if (at+int64(i)+1)%sectorBytes == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // wholeRecordsAfter reports whether a whole record with a seq at or after

@@ -1,0 +1,128 @@
+package journal
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPowerCutAtEveryByteOfLastRecord: a power cut while the newest
+// record is written (before its fdatasync returned, so it was never
+// published) leaves the segment, on a real file, cut at any byte of the
+// record's frame, header included. Every such start must cut the record
+// and go on with its seq: refusing it (ErrCorrupt, status 65, which
+// systemd does not restart) would leave the table down after a plain
+// power cut.
+func TestPowerCutAtEveryByteOfLastRecord(t *testing.T) {
+	base := t.TempDir()
+	markedJournal(t, base, 6) // one segment
+	p, b, at := segmentHolding(t, base, "rec-06")
+	s := frameStart(t, b, at)
+	name := filepath.Base(p)
+	for k := s; k < len(b); k++ {
+		dir := t.TempDir()
+		markedJournal(t, dir, 6)
+		if err := os.WriteFile(filepath.Join(dir, name), b[:k], 0o640); err != nil {
+			t.Fatal(err)
+		}
+		expectCut(t, dir, fmt.Sprintf("cut at byte %d of the frame", k-s), 6)
+	}
+}
+
+// TestPowerCutLeavesHeaderBlockUnwritten: a power cut can leave the
+// newest record's frame at its full length with the block that holds its
+// head (the header, or its first bytes) not written, which reads as
+// zeros up to the block's end, and the next block, with the rest of the
+// JSON, written. The record was never synced; notTorn's whole-JSON rule
+// (ops23) refused it as a damaged length header, and the daemon did not
+// start again (review23o). Zeros at the frame's head that end at a sector
+// boundary are cut as torn, for every place the boundary can fall in the
+// header; zeros that end elsewhere are damage, still refused.
+func TestPowerCutLeavesHeaderBlockUnwritten(t *testing.T) {
+	for z := 1; z <= headerLen; z++ {
+		dir := t.TempDir()
+		p, b, s := lastFrameAt(t, dir, sectorBytes-int64(z))
+		clear(b[s : s+z])
+		if err := os.WriteFile(p, b, 0o640); err != nil {
+			t.Fatal(err)
+		}
+		expectCut(t, dir, fmt.Sprintf("the first %d bytes of the frame zero, up to offset %d", z, sectorBytes), 3)
+	}
+	// The same zeros, not ending at a sector boundary: damage.
+	dir := t.TempDir()
+	p, b, s := lastFrameAt(t, dir, sectorBytes-10)
+	clear(b[s : s+headerLen])
+	if err := os.WriteFile(p, b, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if j, err := Open(dir, Options{}); !errors.Is(err, ErrCorrupt) {
+		if err == nil {
+			j.Close()
+		}
+		t.Errorf("a zeroed header ending 2 bytes short of a sector boundary, the JSON whole after it: Open %v, want ErrCorrupt", err)
+	}
+}
+
+// lastFrameAt writes a journal of 3 records in dir whose last frame
+// starts at offset at of the one segment, and returns the segment's path,
+// its bytes and at.
+func lastFrameAt(t *testing.T, dir string, at int64) (string, []byte, int) {
+	t.Helper()
+	frame := func(n int, note string) int64 {
+		probe := t.TempDir()
+		j := mustOpen(t, probe, Options{})
+		j.Append("roll", t0, body{N: n, Note: note})
+		j.Close()
+		p, _ := filepath.Glob(filepath.Join(probe, "seg-*.log"))
+		info, err := os.Stat(p[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.Size()
+	}
+	j := mustOpen(t, dir, Options{})
+	defer j.Close()
+	if _, err := j.Append("roll", t0, body{N: 1, Note: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	first := frame(1, "a")
+	pad := at - first - frame(2, "")
+	if pad < 1 {
+		t.Fatalf("no room for a record between %d and %d", first, at)
+	}
+	if _, err := j.Append("roll", t0, body{N: 2, Note: strings.Repeat("x", int(pad)-len(`,"note":""`))}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Append("roll", t0, body{N: 3, Note: "last"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, b, i := segmentHolding(t, dir, `"note":"last"`)
+	if s := frameStart(t, b, i); int64(s) != at {
+		t.Fatalf("the last frame starts at %d, want %d", s, at)
+	}
+	return p, b, int(at)
+}
+
+// expectCut opens dir and wants the newest record cut as a torn write:
+// next seq next, and Check then finding nothing.
+func expectCut(t *testing.T, dir, what string, next uint64) {
+	t.Helper()
+	j, err := Open(dir, Options{})
+	if err != nil {
+		t.Errorf("%s: Open: %v, want the unsynced record cut", what, err)
+		return
+	}
+	defer j.Close()
+	if j.NextSeq() != next {
+		t.Errorf("%s: next seq %d, want %d (the unsynced record cut)", what, j.NextSeq(), next)
+	}
+	if rep, err := Check(dir); err != nil || rep.Damaged() {
+		t.Errorf("%s: Check after Open: %+v %v", what, rep, err)
+	}
+}
