@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -23,11 +24,7 @@ func TestPowerCutAtEveryByteOfLastRecord(t *testing.T) {
 	s := frameStart(t, b, at)
 	name := filepath.Base(p)
 	for k := s; k < len(b); k++ {
-		dir := t.TempDir()
-		markedJournal(t, dir, 6)
-		if err := os.WriteFile(filepath.Join(dir, name), b[:k], 0o640); err != nil {
-			t.Fatal(err)
-		}
+		dir := copyJournal(t, base, name, b[:k])
 		expectCut(t, dir, fmt.Sprintf("cut at byte %d of the frame", k-s), 6)
 	}
 }
@@ -125,4 +122,53 @@ func expectCut(t *testing.T, dir, what string, next uint64) {
 	if rep, err := Check(dir); err != nil || rep.Damaged() {
 		t.Errorf("%s: Check after Open: %+v %v", what, rep, err)
 	}
+}
+
+// TestPowerCutAtEveryByteOfFirstRecordOfSegment: the same for a record
+// that opened a new segment (the roll), cut at every byte from none on.
+func TestPowerCutAtEveryByteOfFirstRecordOfSegment(t *testing.T) {
+	probe := t.TempDir()
+	markedJournal(t, probe, 40)
+	segs, _ := filepath.Glob(filepath.Join(probe, "seg-*.log"))
+	if len(segs) < 2 {
+		t.Fatalf("setup: %d segments", len(segs))
+	}
+	// The journal up to the newest segment's first record.
+	b, err := os.ReadFile(segs[len(segs)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, frameLen, ok := readFrame(b)
+	var first Record
+	if !ok || json.Unmarshal(p, &first) != nil || first.Seq < 2 {
+		t.Fatal("setup: the newest segment does not start with a whole record")
+	}
+	full := t.TempDir()
+	markedJournal(t, full, int(first.Seq))
+	newest := filepath.Base(segs[len(segs)-1])
+	for k := 0; k < frameLen; k++ {
+		dir := copyJournal(t, full, newest, b[:k])
+		expectCut(t, dir, fmt.Sprintf("new segment cut at byte %d of its first frame", k), first.Seq)
+	}
+}
+
+// copyJournal copies the journal in from to a new folder, the file named
+// name holding b instead of its bytes.
+func copyJournal(t *testing.T, from, name string, b []byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	files, _ := filepath.Glob(filepath.Join(from, "*"))
+	for _, f := range files {
+		c, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Base(f) == name {
+			c = b
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), c, 0o640); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
