@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/dicewatch/dicewatch/config"
@@ -45,6 +47,12 @@ func cmdJournal(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
+	// A closed pipe on stdout (`| head` done, a pager quit) must fail the
+	// write, which out below turns into status 74 and a line on stderr:
+	// by default Go's runtime ends the process by SIGPIPE at that write,
+	// and neither came (review23o). The commands are short and write
+	// nowhere else that a closed pipe should end.
+	signal.Ignore(syscall.SIGPIPE)
 	op := args[0]
 	fs := flag.NewFlagSet("journal "+op, flag.ContinueOnError)
 	fs.SetOutput(stderr)
