@@ -54,9 +54,11 @@
 // acknowledged, so cutting it loses nothing that was published. Damage
 // that a crash does not leave is not cut: whole records after the bad
 // frame, a last record whole in length that fails its checksum, a last
-// record whose whole JSON follows a damaged length header, and a damaged
-// journal.id or one missing while records are held make Open return
-// ErrCorrupt and change nothing; Check reports them and Repair mends them.
+// record whose whole JSON follows a damaged length header (not a header
+// that reads as zeros up to a sector boundary, which a power cut leaves
+// when that block was not written: cut as torn), and a damaged journal.id
+// or one missing while records are held make Open return ErrCorrupt and
+// change nothing; Check reports them and Repair mends them.
 //
 // # Retention
 //
