@@ -1229,9 +1229,7 @@ func diffMask(fpix, bpix, mpix, gray []uint8) uint8 {
 		groups := (3*n-32)/24 + 1
 		diff8(&fpix[0], &bpix[0], groups, &mpix[0], &gray[0], &brightDiffPad[0])
 		start = 8 * groups
-		for i, m8 := range mpix[:start] {
-			hists[i&3][m8]++
-		}
+		countBytes4(&hists, mpix[:start])
 	}
 	for i := start; i < n; i++ {
 		// pixDiff, written out.
@@ -1251,6 +1249,22 @@ func diffMask(fpix, bpix, mpix, gray []uint8) uint8 {
 		hist[v] = int(hists[0][v]) + int(hists[1][v]) + int(hists[2][v]) + int(hists[3][v])
 	}
 	return diffThreshold(&hist, n)
+}
+
+// countBytes4 counts b's bytes into four histograms, byte i into
+// hists[i%4]: runs of equal values do not wait on each other's
+// increments. (Only the four histograms' sum is used.)
+func countBytes4(hists *[4][256]int32, b []uint8) {
+	for len(b) >= 4 {
+		hists[0][b[0]]++
+		hists[1][b[1]]++
+		hists[2][b[2]]++
+		hists[3][b[3]]++
+		b = b[4:]
+	}
+	for i, v := range b {
+		hists[i][v]++
+	}
 }
 
 // brightDiff[pm<<8|bm] is pixDiff's brightness term for a pixel of grey
@@ -1668,11 +1682,9 @@ func gradMask(g, mpix []uint8, w, h int, gr []uint8) {
 		if groups := (len(row) - 2) / 32; useSIMD && groups > 0 {
 			grad32(&row[0], &row[2], &up[1], &dn[1], &out[1], groups)
 			x += 32 * groups
-			// Four histograms, one per x mod 4: runs of equal values
-			// (most of a floor) do not wait on each other's increments.
-			for i, d8 := range out[1:x] {
-				hists[i&3][d8]++
-			}
+			// Four histograms: runs of equal values (most of a floor)
+			// do not wait on each other's increments.
+			countBytes4(&hists, out[1:x])
 		}
 		for ; x < len(row)-1; x++ {
 			d := abs32(int32(row[x+1])-int32(row[x-1])) + abs32(int32(dn[x])-int32(up[x]))

@@ -163,10 +163,10 @@ func beyondPips(fr bgrImage, pips *[6][3]float64, value int, body [3]float64) in
 // minBeyond pip-like spots or more one side past its corners (beyondPips):
 // the layout is likely part of a larger pattern, the value and the pips'
 // measure of the die's size both wrong. The die is reported unread.
-// Only with a known die size (readCandidate measures beyondPips only
-// then): without one, on the photo sets it withheld four values
-// (a 6 on byler_d6, a 4, a 6 and a 4 on matteo_webcam), and a 4 or 6
-// withheld is one ruler fewer for the frame's relative sizes
+// Only with a known die size and the dice's pip spread (readCandidate
+// measures beyondPips only then): without a size, on the photo sets it
+// withheld four values (a 6 on byler_d6, a 4, a 6 and a 4 on
+// matteo_webcam), and a 4 or 6 withheld is one ruler fewer for the frame's relative sizes
 // (relativeSize), which moved other dice's sizes.
 //
 // The face rectangle must also be large for the pips' measure (its edge
@@ -178,7 +178,8 @@ func beyondPips(fr bgrImage, pips *[6][3]float64, value int, body [3]float64) in
 // 0..999) has face and pips agree (0.98 to 1.14). Without the dice's pip
 // spread (ReaderOptions.PipSpread) the size ratio is the face's own
 // (sizeEvidence; pipSizes sizes nothing), so the face condition never
-// holds and nothing is withheld.
+// holds and nothing would be withheld: readCandidate does not count the
+// spots then.
 func (r *Reader) beyondLook(dets []Detection) {
 	if beyondOff {
 		return

@@ -764,7 +764,9 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 		}
 		d.reachValue = d.Value
 		d.lat, d.latAngle = fv.lat, fv.c.angle
-		if d.Value >= 4 && r.knownSize() && !beyondOff {
+		// Without the dice's pip spread beyondLook withholds nothing
+		// (see there): the count would be measured for nothing.
+		if d.Value >= 4 && r.knownSize() && r.opts.PipSpread > 0 && !beyondOff {
 			d.beyond, d.beyondOf = beyondPips(fr, &fv.pips, d.Value, fv.body), d.Value
 		}
 	}

@@ -33,14 +33,17 @@ func (s *faceScratch) silhouette(fr bgrImage, c candidate) (candidate, bool) {
 	var hist [3][256]int
 	cnt := 0
 	r2 := (0.72 * e) * (0.72 * e)
+	// Rows of the region as slices of known length: no bounds checks
+	// inside.
 	for y := y0; y < y1; y++ {
 		dy := float64(y) + 0.5 - c.cy
+		row := fr.pix[(y*fr.w+x0)*3:][:3*w]
 		for x := x0; x < x1; x++ {
 			dx := float64(x) + 0.5 - c.cx
 			if dx*dx+dy*dy < r2 {
 				continue
 			}
-			p := fr.pix[(y*fr.w+x)*3:][:3]
+			p := row[(x-x0)*3:][:3]
 			hist[0][p[0]]++
 			hist[1][p[1]]++
 			hist[2][p[2]]++
@@ -55,11 +58,14 @@ func (s *faceScratch) silhouette(fr bgrImage, c candidate) (candidate, bool) {
 		bg[ch] = int32(percentile(hist[ch][:], cnt, 0.5))
 	}
 	var dh [766]int
+	b0, b1, b2 := bg[0], bg[1], bg[2]
 	for y := y0; y < y1; y++ {
-		for x := x0; x < x1; x++ {
-			p := fr.pix[(y*fr.w+x)*3:][:3]
-			d := abs32(int32(p[0])-bg[0]) + abs32(int32(p[1])-bg[1]) + abs32(int32(p[2])-bg[2])
-			dist[(y-y0)*w+x-x0] = d
+		row := fr.pix[(y*fr.w+x0)*3:][:3*w]
+		drow := dist[(y-y0)*w:][:w]
+		for i := range drow {
+			p := row[3*i:][:3]
+			d := abs32(int32(p[0])-b0) + abs32(int32(p[1])-b1) + abs32(int32(p[2])-b2)
+			drow[i] = d
 			dh[d]++
 		}
 	}
