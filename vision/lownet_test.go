@@ -3,6 +3,7 @@ package vision
 import (
 	"fmt"
 	"image"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,13 +41,20 @@ func TestLowNetLook(t *testing.T) {
 // (a file).
 func TestLowNetDiag(t *testing.T) {
 	f := diagFile(t, "DICEWATCH_LOWNET_DIAG")
+	photoLookDiag(t, f, func(fn func(d *Detection, fv faceValue)) { lowNetTrace = fn })
+}
+
+// photoLookDiag writes to f every value a look gives on both photo sets
+// (read with the fold nets, as TestAccuracyPhotos) with the label it
+// matches (0: none); setTrace sets the look's trace (nil: none).
+func photoLookDiag(t *testing.T, f io.Writer, setTrace func(func(d *Detection, fv faceValue))) {
 	fmt.Fprintln(f, "set\timage\tvalue\tconf\tlabel\tbox")
-	defer func() { lowNetTrace = nil }()
+	defer setTrace(nil)
 	for _, set := range []string{"byler_d6", "matteo_webcam"} {
 		ps := loadPhotoSet(t, set)
 		r := NewReader(ReaderOptions{})
 		var gs []image.Rectangle
-		lowNetTrace = func(d *Detection, _ faceValue) { gs = append(gs, d.Box) }
+		setTrace(func(d *Detection, _ faceValue) { gs = append(gs, d.Box) })
 		readPhotos(t, ps, r, func(string) { gs = gs[:0] }, func(_ int, name string, _ gocv.Mat, dets []Detection) {
 			for _, b := range gs {
 				label := 0
@@ -73,12 +81,20 @@ func TestLowNetDiag(t *testing.T) {
 // also saves each still where the look gave a value.
 func TestLowNetStills(t *testing.T) {
 	f := diagFile(t, "DICEWATCH_LOWNET_STILLS")
+	n := stillLookDiag(t, f, os.Getenv("DICEWATCH_LOWNET_PNG"), func(fn func(d *Detection, fv faceValue)) { lowNetTrace = fn })
+	t.Logf("%d values from lowNetLook", n)
+}
+
+// stillLookDiag writes to f every value a look gives on the stills
+// DICEWATCH_STILL_FIRST.. (readStills) with the true die it matches (0:
+// none) and returns their count; png, when set, is a directory for each
+// still where the look gave a value. setTrace sets the look's trace.
+func stillLookDiag(t *testing.T, f io.Writer, png string, setTrace func(func(d *Detection, fv faceValue))) int {
 	fmt.Fprintln(f, "seed\tmode\tvalue\tconf\ttruth\tgroup\tbox")
-	defer func() { lowNetTrace = nil }()
+	defer setTrace(nil)
 	var gs []image.Rectangle
-	lowNetTrace = func(d *Detection, _ faceValue) { gs = append(gs, d.Box) }
+	setTrace(func(d *Detection, _ faceValue) { gs = append(gs, d.Box) })
 	n := 0
-	png := os.Getenv("DICEWATCH_LOWNET_PNG")
 	readStills(t, func() { gs = gs[:0] }, func(seed int64, mode string, img gocv.Mat, tr scene.StillTruth, dets []Detection) {
 		if png != "" && len(gs) > 0 {
 			gocv.IMWrite(filepath.Join(png, fmt.Sprintf("%d_%s.png", seed, mode)), img)
@@ -98,5 +114,5 @@ func TestLowNetStills(t *testing.T) {
 			}
 		}
 	})
-	t.Logf("%d values from lowNetLook", n)
+	return n
 }

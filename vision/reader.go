@@ -604,6 +604,8 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 	r.shrunkRedLook(fr, out, roi)
 	r.hueLook(fr, out, roi)
 	r.lowNetLook(fr, out, roi)
+	r.tmplNetLook(fr, out, roi)
+	r.oneNetLook(fr, out, roi)
 	// A large region's die is one the frame's other dice do not hold
 	// (neither holds the other's centre): a look above that found the
 	// same die (a die-sized part of the region, read away from it) has
