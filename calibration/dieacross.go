@@ -12,17 +12,10 @@ import "math"
 // of the die as a whole (its top and the side faces the camera sees) are
 // not foreshortened: this is the size of that die.
 func (c *Calibration) DieAcrossPx(p Point) float64 {
-	t := c.ToTable(p)
-	h := c.Die.EdgeMM / 2
-	a := c.ToImage(Point{t.X - h, t.Y})
-	b := c.ToImage(Point{t.X + h, t.Y})
-	d := c.ToImage(Point{t.X, t.Y - h})
-	e := c.ToImage(Point{t.X, t.Y + h})
 	// The map's two columns for a whole edge, and its largest singular
 	// value: sqrt((s + sqrt(s^2 - 4 det^2)) / 2), s the sum of squares.
-	ux, uy := b.X-a.X, b.Y-a.Y
-	vx, vy := e.X-d.X, e.Y-d.Y
-	s := ux*ux + uy*uy + vx*vx + vy*vy
-	det := ux*vy - uy*vx
+	u, v := c.dieAxesPx(p)
+	s := u.X*u.X + u.Y*u.Y + v.X*v.X + v.Y*v.Y
+	det := u.X*v.Y - u.Y*v.X
 	return math.Sqrt((s + math.Sqrt(math.Max(0, s*s-4*det*det))) / 2)
 }
