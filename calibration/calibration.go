@@ -574,13 +574,20 @@ func CheckPipSpread(s float64) error {
 
 // DiePx is the expected die edge in pixels at an image position.
 func (c *Calibration) DiePx(p Point) float64 {
+	u, v := c.dieAxesPx(p)
+	return (math.Hypot(u.X, u.Y) + math.Hypot(v.X, v.Y)) / 2
+}
+
+// dieAxesPx are the pictures of a die edge centred on the table under
+// image position p, along the table's x and y axes (image vectors).
+func (c *Calibration) dieAxesPx(p Point) (u, v Point) {
 	t := c.ToTable(p)
 	h := c.Die.EdgeMM / 2
 	a := c.ToImage(Point{t.X - h, t.Y})
 	b := c.ToImage(Point{t.X + h, t.Y})
 	d := c.ToImage(Point{t.X, t.Y - h})
 	e := c.ToImage(Point{t.X, t.Y + h})
-	return (math.Hypot(b.X-a.X, b.Y-a.Y) + math.Hypot(e.X-d.X, e.Y-d.Y)) / 2
+	return Point{b.X - a.X, b.Y - a.Y}, Point{e.X - d.X, e.Y - d.Y}
 }
 
 // ZoneAt returns the role of the place at table mm p. Zones listed first win

@@ -118,6 +118,9 @@ func stillPinholeView(tr scene.StillTruth, o *ReaderOptions) {
 	}
 	c := mustPinholeCal(tr)
 	at := func(x, y float64) float64 { return c.DiePx(calibration.Point{X: x, Y: y}) }
+	if os.Getenv("DICEWATCH_STILL_PIN_EDGE") == "across" {
+		at = func(x, y float64) float64 { return c.DieAcrossPx(calibration.Point{X: x, Y: y}) }
+	}
 	o.DiePx = at(float64(tr.Width)/2, float64(tr.Height)/2)
 	o.ExpectedEdgePx = at
 	o.ViewTiltDeg, o.ViewUp = nil, nil

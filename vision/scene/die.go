@@ -85,6 +85,17 @@ type face struct {
 	value   int
 }
 
+// faceCorners are a face's corners along its u and v axes from its
+// centre, in turn round it (face.corner).
+var faceCorners = [4][2]float64{{-.5, -.5}, {.5, -.5}, {.5, .5}, {-.5, .5}}
+
+// corner is the point of face f at c along its u and v axes from its
+// centre (c's parts -0.5 or 0.5 for its corners), on a die of edge 1
+// centred at the origin, in the die's own frame.
+func (f *face) corner(c [2]float64) vec3 {
+	return vec3{f.n[0]*0.5 + c[0]*f.u[0] + c[1]*f.v[0], f.n[1]*0.5 + c[0]*f.u[1] + c[1]*f.v[1], f.n[2]*0.5 + c[0]*f.u[2] + c[1]*f.v[2]}
+}
+
 var faces = [6]face{
 	{vec3{0, 0, 1}, vec3{1, 0, 0}, vec3{0, 1, 0}, 1},
 	{vec3{0, 0, -1}, vec3{1, 0, 0}, vec3{0, -1, 0}, 6},
@@ -231,8 +242,8 @@ func (r *raster) faceBox(edge float64, p pose, upOnly bool) image.Rectangle {
 		} else if n[2] <= 0.02 {
 			continue
 		}
-		for _, c := range [4][2]float64{{-.5, -.5}, {.5, -.5}, {.5, .5}, {-.5, .5}} {
-			q := mulMV(rot, vec3{(f.n[0]*0.5 + c[0]*f.u[0] + c[1]*f.v[0]), (f.n[1]*0.5 + c[0]*f.u[1] + c[1]*f.v[1]), (f.n[2]*0.5 + c[0]*f.u[2] + c[1]*f.v[2])})
+		for _, c := range faceCorners {
+			q := mulMV(rot, f.corner(c))
 			mx, my := q[0]*edge*p.Scale, q[1]*edge*p.Scale
 			px, py := cx+j[0]*mx+j[1]*my, cy+j[2]*mx+j[3]*my
 			x0, y0 = math.Min(x0, px), math.Min(y0, py)

@@ -168,9 +168,8 @@ func (r *raster) pinFaceBox(edge float64, p pose, upOnly bool) image.Rectangle {
 		} else if r.pin.pinFacing(fc, n) <= 0.02 {
 			continue
 		}
-		for _, c := range [4][2]float64{{-.5, -.5}, {.5, -.5}, {.5, .5}, {-.5, .5}} {
-			b := vec3{f.n[0]*0.5 + c[0]*f.u[0] + c[1]*f.v[0], f.n[1]*0.5 + c[0]*f.u[1] + c[1]*f.v[1], f.n[2]*0.5 + c[0]*f.u[2] + c[1]*f.v[2]}
-			q := mulMV(p.R, b)
+		for _, c := range faceCorners {
+			q := mulMV(p.R, f.corner(c))
 			px, py, _ := r.pin.project(vec3{ctr[0] + q[0]*s, ctr[1] + q[1]*s, ctr[2] + q[2]*s})
 			x0, y0 = math.Min(x0, px), math.Min(y0, py)
 			x1, y1 = math.Max(x1, px), math.Max(y1, py)
