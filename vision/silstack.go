@@ -11,9 +11,8 @@ package vision
 // over the expected edge that is about 1.05 for a flat die on the table
 // (generated stills 0..1999, calibrated, the edge at each place: middle
 // half 1.03..1.11, 99% under 1.37 over the 2386 clean read dice with an
-// outline), more
-// under a tilted camera (its side faces) or with its shadow, while a
-// die on another is outlined with the die under it peeking out round it
+// outline), more under a tilted camera (its side faces) or with its
+// shadow, while a die on another is outlined with the die under it peeking out round it
 // and the two dice's sides (stacked dice read there: median 1.26 among
 // those the size missed, 1.28 among those it caught).
 //
