@@ -624,6 +624,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 	openLook(out)
 	softLook(out)
 	unfoundLook(out)
+	r.outlineStacked(out)
 	if !known {
 		printedLook(out)
 		// After doubtCap, which counts a size off the frame's typical
@@ -682,6 +683,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 	d.Box = c.box().Add(roi.Min).Intersect(roi)
 	d.PipBox = pipBoxIn(fv.pipBox, roi)
 	d.Confidence = fv.conf
+	d.silEdge = fv.silEdge
 	r.lastPipOff, r.lastLarger, r.lastColSpread = 0, false, 0
 	if candTrace != nil {
 		candTrace(blob, fv, shrunk)

@@ -52,6 +52,10 @@ type Detection struct {
 	// the layout read for the value beyondOf (beyondPips; readCandidate):
 	// see beyondLook.
 	beyond, beyondOf int
+	// silEdge is the edge of the die's outline the face reader measured
+	// when the outline was a die's alone (faceValue.silEdge), 0 when it
+	// was not: see outlineStacked.
+	silEdge float64
 	// foot is the centre of the footprint (the region) the face was
 	// read in and the face's centre then, frame pixels (readCandidate;
 	// zero for a die no candidate read gave): see footAside.
