@@ -565,6 +565,16 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 			}
 			continue
 		}
+		if c.nPips > 0 {
+			if idx := splitPieces(out, d); idx != nil {
+				// A die found in pieces: the group's face is the
+				// die, at a pip group's confidence.
+				d.Confidence = min(d.Confidence, sepConf)
+				out = deleteAt(out, idx)
+				out = append(out, d)
+				continue
+			}
+		}
 		if c.nPips > 0 || covers(out, d, nil) {
 			// A pip group's face is a second look at an unread die
 			// only: as a die of its own (the frame's other dice
