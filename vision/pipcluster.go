@@ -118,6 +118,16 @@ func (r *Reader) pipClusterCands(fr bgrImage, dets []Detection, roi image.Rectan
 		}
 		subs = append(subs, b)
 	}
+	for _, wb := range r.weakMiss {
+		// A weak candidate that did not read: a body the mask found,
+		// which its pips may read (onWeakMiss).
+		b := wb.Sub(roi.Min)
+		b = b.Inset(-max(b.Dx(), b.Dy()) / 2).Intersect(image.Rect(0, 0, w, h))
+		if b.Dx() < 8 || b.Dy() < 8 {
+			continue
+		}
+		subs = mergeSub(subs, b)
+	}
 	var spots []clusterSpot
 	for _, sub := range subs {
 		spots = r.clusterSpots(sub, hw, maxSide, minArea, spots)

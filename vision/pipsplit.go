@@ -1,6 +1,9 @@
 package vision
 
-import "image"
+import (
+	"image"
+	"slices"
+)
 
 // A die found in pieces: on a light floor an ivory die's body barely
 // differs from the floor, and the difference mask may break its top face
@@ -17,6 +20,10 @@ const splitPieceMax = 0.9
 
 // splitOff turns splitPieces off (tests: figures before and after).
 var splitOff bool
+
+// splitTrace, when set (tests), sees each die splitPieces makes and the
+// pieces it replaces, and each onWeakMiss makes (pieces nil).
+var splitTrace func(d Detection, pieces []Detection)
 
 // splitPieces returns the indices of dets that are unread pieces of the
 // face d read from a pip group, or nil when d is not a die found in
@@ -56,4 +63,53 @@ func deleteAt(dets []Detection, idx []int) []Detection {
 		kept = append(kept, o)
 	}
 	return kept
+}
+
+// A die whose body the mask found as a weak candidate (ivory on a light
+// desk: only the brighter part of its top face stands out), whose face
+// did not read there: the pip reader placed the face off its pips. Its
+// top face's pip group (pipClusterCands) reads it. onWeakMiss takes the
+// group's face d (edge the group's face edge) as a die when it lies on
+// such a candidate of about a die's size: the body under the pips is
+// the evidence a pip group alone lacks (as dice of their own, groups put
+// phantoms on the generated stills).
+
+// weakMissMin and clusterRegionMax bound the weak candidate's mean side,
+// in group face edges.
+const weakMissMin = 0.8
+
+// onWeakMiss reports whether d's centre lies in a weak candidate that
+// did not read (r.weakMiss) whose mean side is weakMissMin to
+// clusterRegionMax face edges.
+func (r *Reader) onWeakMiss(d Detection, edge float64) bool {
+	if weakOff {
+		return false
+	}
+	at := image.Pt(int(d.CX), int(d.CY))
+	for _, b := range r.weakMiss {
+		side := float64(b.Dx()+b.Dy()) / 2
+		if at.In(b) && side >= weakMissMin*edge && side <= clusterRegionMax*edge {
+			return true
+		}
+	}
+	return false
+}
+
+// weakOff turns onWeakMiss off (tests: figures before and after).
+var weakOff bool
+
+// mergeSub adds b to subs, merged with every part it meets.
+func mergeSub(subs []image.Rectangle, b image.Rectangle) []image.Rectangle {
+	for merged := true; merged; {
+		merged = false
+		for i, o := range subs {
+			if o.Overlaps(b) {
+				b = b.Union(o)
+				subs = slices.Delete(subs, i, i+1)
+				merged = true
+				break
+			}
+		}
+	}
+	return append(subs, b)
 }

@@ -178,9 +178,12 @@ type Reader struct {
 	// cues and whether the face was shrunk), for netLook; net is the
 	// face net (nil: none) and ns its buffers.
 	unreadReads map[[2]float64]unreadRead
-	net         *faceNet
-	ns          netScratch
-	cs          cockScratch
+	// weakMiss: the boxes (frame pixels) of the weak candidates that did
+	// not read, without a known die size (see onWeakMiss).
+	weakMiss []image.Rectangle
+	net      *faceNet
+	ns       netScratch
+	cs       cockScratch
 
 	// lastVetoLarger2: the veto last withheld a 2 for a larger face's
 	// layout around it; vetoNetTwo: the face net read the frame-size
@@ -352,6 +355,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 		r.unreadReads = map[[2]float64]unreadRead{}
 	}
 	clear(r.unreadReads)
+	r.weakMiss = r.weakMiss[:0]
 	// A region too long for one die (see pairEnds), with the index of
 	// its own detection in out (-1: none). With cells, the ends are the
 	// cells of a part of a cluster too large for one die (see detect),
@@ -383,6 +387,8 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 		if d, ok := r.readCandidate(fr, c, roi, ocx, ocy); ok {
 			out = append(out, d)
 			parent = len(out) - 1
+		} else if c.weak && !clusterOff && !r.knownSize() {
+			r.weakMiss = append(r.weakMiss, c.box().Add(roi.Min))
 		}
 		looks = append(looks, look{c, parent})
 		if c.cells != nil {
@@ -570,10 +576,28 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 				// A die found in pieces: the group's face is the
 				// die, at a pip group's confidence.
 				d.Confidence = min(d.Confidence, sepConf)
+				if splitTrace != nil {
+					var ps []Detection
+					for _, i := range idx {
+						ps = append(ps, out[i])
+					}
+					splitTrace(d, ps)
+				}
 				out = deleteAt(out, idx)
 				out = append(out, d)
 				continue
 			}
+		}
+		if c.nPips > 0 && !covers(out, d, nil) && r.onWeakMiss(d, c.edge) {
+			// A die whose body the mask found but whose face did
+			// not read there: its pips read it, at a pip group's
+			// confidence.
+			d.Confidence = min(d.Confidence, sepConf)
+			if splitTrace != nil {
+				splitTrace(d, nil)
+			}
+			out = append(out, d)
+			continue
 		}
 		if c.nPips > 0 || covers(out, d, nil) {
 			// A pip group's face is a second look at an unread die
