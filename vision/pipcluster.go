@@ -122,7 +122,7 @@ func (r *Reader) pipClusterCands(fr bgrImage, dets []Detection, roi image.Rectan
 		// A weak candidate that did not read: a body the mask found,
 		// which its pips may read (onWeakMiss).
 		b := wb.Sub(roi.Min)
-		b = b.Inset(-max(b.Dx(), b.Dy()) / 2).Intersect(image.Rect(0, 0, w, h))
+		b = b.Inset(-max(b.Dx(), b.Dy()) / 4).Intersect(image.Rect(0, 0, w, h))
 		if b.Dx() < 8 || b.Dy() < 8 {
 			continue
 		}

@@ -85,7 +85,7 @@ func TestSplitStills(t *testing.T) {
 			case truth != m.Value:
 				wrong++
 			}
-			fmt.Fprintf(f, "%d\t%s\t%s\t%s\ttruth=%d\tread=%d\tconf=%.2f\tbox=%v\tkept=%v\n", seed, mode, kinds[k], group, truth, m.Value, m.Confidence, m.Box, at >= 0)
+			fmt.Fprintf(f, "%d\t%s\t%s\t%s\ttruth=%d\tread=%d\tconf=%.2f\tbox=%v\tkept=%v\tflat=%v\tflatness=%.2f\tsizeRatio=%.2f\n", seed, mode, kinds[k], group, truth, m.Value, m.Confidence, m.Box, at >= 0, m.Flat, m.Flatness, m.SizeRatio)
 		}
 	})
 	t.Logf("splitPieces and onWeakMiss acted %d times: %d on no die, %d wrong", acts, none, wrong)

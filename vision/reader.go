@@ -179,11 +179,14 @@ type Reader struct {
 	// face net (nil: none) and ns its buffers.
 	unreadReads map[[2]float64]unreadRead
 	// weakMiss: the boxes (frame pixels) of the weak candidates that did
-	// not read, without a known die size (see onWeakMiss).
-	weakMiss []image.Rectangle
-	net      *faceNet
-	ns       netScratch
-	cs       cockScratch
+	// not read though their face read found a pip blob, without a known
+	// die size (see onWeakMiss); lastBlobs: the pip blobs the last
+	// readCandidate's face read counted.
+	weakMiss  []image.Rectangle
+	lastBlobs int
+	net       *faceNet
+	ns        netScratch
+	cs        cockScratch
 
 	// lastVetoLarger2: the veto last withheld a 2 for a larger face's
 	// layout around it; vetoNetTwo: the face net read the frame-size
@@ -387,7 +390,8 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 		if d, ok := r.readCandidate(fr, c, roi, ocx, ocy); ok {
 			out = append(out, d)
 			parent = len(out) - 1
-		} else if c.weak && !clusterOff && !r.knownSize() {
+		} else if c.weak && !clusterOff && !r.knownSize() && r.lastBlobs > 0 {
+			// A pip or more on it: its pips may read it (onWeakMiss).
 			r.weakMiss = append(r.weakMiss, c.box().Add(roi.Min))
 		}
 		looks = append(looks, look{c, parent})
@@ -715,6 +719,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 	d.PipBox = pipBoxIn(fv.pipBox, roi)
 	d.Confidence = fv.conf
 	r.lastPipOff, r.lastLarger, r.lastColSpread = 0, false, 0
+	r.lastBlobs = fv.blobs
 	if candTrace != nil {
 		candTrace(blob, fv, shrunk)
 	}
