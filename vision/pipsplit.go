@@ -113,3 +113,15 @@ func mergeSub(subs []image.Rectangle, b image.Rectangle) []image.Rectangle {
 	}
 	return append(subs, b)
 }
+
+// notFlatGroup reports a die made from a pip group (splitPieces,
+// onWeakMiss) not flat: no footprint of its own shows it lies flat (its
+// body is in pieces, or only part of its top face stood out), and on the
+// generated stills read without a size such groups found cocked dice as
+// well as flat ones (0..599: 3 of 9). Its value stands; the roll is not
+// taken as valid on it.
+func notFlatGroup(d *Detection, minFlat float64) {
+	d.Flatness = min(d.Flatness, 0.5*minFlat)
+	d.Flat = false
+	d.keepNotFlat = true
+}

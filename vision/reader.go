@@ -580,6 +580,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 				// A die found in pieces: the group's face is the
 				// die, at a pip group's confidence.
 				d.Confidence = min(d.Confidence, sepConf)
+				notFlatGroup(&d, r.opts.MinFlatness)
 				if splitTrace != nil {
 					var ps []Detection
 					for _, i := range idx {
@@ -597,6 +598,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 			// not read there: its pips read it, at a pip group's
 			// confidence.
 			d.Confidence = min(d.Confidence, sepConf)
+			notFlatGroup(&d, r.opts.MinFlatness)
 			if splitTrace != nil {
 				splitTrace(d, nil)
 			}
