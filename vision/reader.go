@@ -390,7 +390,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 		if d, ok := r.readCandidate(fr, c, roi, ocx, ocy); ok {
 			out = append(out, d)
 			parent = len(out) - 1
-		} else if c.weak && !clusterOff && !r.knownSize() && r.lastBlobs > 0 {
+		} else if c.weak && !clusterOff && !weakOff && !r.knownSize() && r.lastBlobs > 0 {
 			// A pip or more on it: its pips may read it (onWeakMiss).
 			r.weakMiss = append(r.weakMiss, c.box().Add(roi.Min))
 		}
