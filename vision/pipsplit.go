@@ -119,9 +119,11 @@ func mergeSub(subs []image.Rectangle, b image.Rectangle) []image.Rectangle {
 // body is in pieces, or only part of its top face stood out), and on the
 // generated stills read without a size such groups found cocked dice as
 // well as flat ones (0..599: 3 of 9). Its value stands; the roll is not
-// taken as valid on it.
+// taken as valid on it. It is no ruler of the others' sizes: as one, on
+// the stills it moved their size ratios (a stacked die's to 1.00).
 func notFlatGroup(d *Detection, minFlat float64) {
 	d.Flatness = min(d.Flatness, 0.5*minFlat)
 	d.Flat = false
 	d.keepNotFlat = true
+	d.fromGroup = true
 }
