@@ -575,32 +575,14 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 			}
 			continue
 		}
-		if c.nPips > 0 {
-			if idx := splitPieces(out, d); idx != nil {
-				// A die found in pieces: the group's face is the
-				// die, at a pip group's confidence.
-				d.Confidence = min(d.Confidence, sepConf)
-				notFlatGroup(&d, r.opts.MinFlatness)
-				if splitTrace != nil {
-					var ps []Detection
-					for _, i := range idx {
-						ps = append(ps, out[i])
-					}
-					splitTrace(d, ps)
-				}
-				out = deleteAt(out, idx)
-				out = append(out, d)
-				continue
-			}
-		}
 		if c.nPips > 0 && !covers(out, d, nil) && r.onWeakMiss(d, c.edge) {
 			// A die whose body the mask found but whose face did
 			// not read there: its pips read it, at a pip group's
 			// confidence.
 			d.Confidence = min(d.Confidence, sepConf)
 			notFlatGroup(&d, r.opts.MinFlatness)
-			if splitTrace != nil {
-				splitTrace(d, nil)
+			if weakTrace != nil {
+				weakTrace(d)
 			}
 			out = append(out, d)
 			continue
