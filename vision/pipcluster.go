@@ -105,18 +105,7 @@ func (r *Reader) pipClusterCands(fr bgrImage, dets []Detection, roi image.Rectan
 		if b.Dx() < 8 || b.Dy() < 8 {
 			continue
 		}
-		for merged := true; merged; {
-			merged = false
-			for i, o := range subs {
-				if o.Overlaps(b) {
-					b = b.Union(o)
-					subs = slices.Delete(subs, i, i+1)
-					merged = true
-					break
-				}
-			}
-		}
-		subs = append(subs, b)
+		subs = mergeSub(subs, b)
 	}
 	for _, wb := range r.weakMiss {
 		// A weak candidate that did not read: a body the mask found,

@@ -60,11 +60,11 @@ func mergeSub(subs []image.Rectangle, b image.Rectangle) []image.Rectangle {
 
 // notFlatGroup reports a die made from a pip group (onWeakMiss) not
 // flat: no footprint of its own shows it lies flat (only part of its top
-// face stood out), and on the
-// generated stills read without a size such groups found cocked dice as
-// well as flat ones (0..599: 3 of 9). Its value stands; the roll is not
-// taken as valid on it. It is no ruler of the others' sizes: as one, on
-// the stills it moved their size ratios (a stacked die's to 1.00).
+// face stood out), and on the generated stills read without a size such
+// groups found cocked dice as well as flat ones (0..599: 3 of 9). Its
+// value stands; the roll is not taken as valid on it. It is no ruler of
+// the others' sizes: as one, on the stills it moved their size ratios (a
+// stacked die's to 1.00).
 func notFlatGroup(d *Detection, minFlat float64) {
 	d.Flatness = min(d.Flatness, 0.5*minFlat)
 	d.Flat = false
