@@ -132,7 +132,7 @@ const (
 func relativeSize(dets []Detection) {
 	var rulers []int
 	for i := range dets {
-		if hasReach(&dets[i]) {
+		if hasReach(&dets[i]) && !dets[i].fromGroup {
 			rulers = append(rulers, i)
 		}
 	}

@@ -105,18 +105,17 @@ func (r *Reader) pipClusterCands(fr bgrImage, dets []Detection, roi image.Rectan
 		if b.Dx() < 8 || b.Dy() < 8 {
 			continue
 		}
-		for merged := true; merged; {
-			merged = false
-			for i, o := range subs {
-				if o.Overlaps(b) {
-					b = b.Union(o)
-					subs = slices.Delete(subs, i, i+1)
-					merged = true
-					break
-				}
-			}
+		subs = mergeSub(subs, b)
+	}
+	for _, wb := range r.weakMiss {
+		// A weak candidate that did not read: a body the mask found,
+		// which its pips may read (onWeakMiss).
+		b := wb.Sub(roi.Min)
+		b = b.Inset(-max(b.Dx(), b.Dy()) / 4).Intersect(image.Rect(0, 0, w, h))
+		if b.Dx() < 8 || b.Dy() < 8 {
+			continue
 		}
-		subs = append(subs, b)
+		subs = mergeSub(subs, b)
 	}
 	var spots []clusterSpot
 	for _, sub := range subs {

@@ -178,9 +178,15 @@ type Reader struct {
 	// cues and whether the face was shrunk), for netLook; net is the
 	// face net (nil: none) and ns its buffers.
 	unreadReads map[[2]float64]unreadRead
-	net         *faceNet
-	ns          netScratch
-	cs          cockScratch
+	// weakMiss: the boxes (frame pixels) of the weak candidates that did
+	// not read though their face read found a pip blob, without a known
+	// die size (see onWeakMiss); lastBlobs: the pip blobs the last
+	// readCandidate's face read counted.
+	weakMiss  []image.Rectangle
+	lastBlobs int
+	net       *faceNet
+	ns        netScratch
+	cs        cockScratch
 
 	// lastVetoLarger2: the veto last withheld a 2 for a larger face's
 	// layout around it; vetoNetTwo: the face net read the frame-size
@@ -352,6 +358,7 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 		r.unreadReads = map[[2]float64]unreadRead{}
 	}
 	clear(r.unreadReads)
+	r.weakMiss = r.weakMiss[:0]
 	// A region too long for one die (see pairEnds), with the index of
 	// its own detection in out (-1: none). With cells, the ends are the
 	// cells of a part of a cluster too large for one die (see detect),
@@ -383,6 +390,9 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 		if d, ok := r.readCandidate(fr, c, roi, ocx, ocy); ok {
 			out = append(out, d)
 			parent = len(out) - 1
+		} else if c.weak && !clusterOff && !weakOff && !r.knownSize() && r.lastBlobs > 0 {
+			// A pip or more on it: its pips may read it (onWeakMiss).
+			r.weakMiss = append(r.weakMiss, c.box().Add(roi.Min))
 		}
 		looks = append(looks, look{c, parent})
 		if c.cells != nil {
@@ -565,6 +575,18 @@ func (r *Reader) readFrame(imgW, imgH int, roi image.Rectangle) ([]Detection, er
 			}
 			continue
 		}
+		if c.nPips > 0 && !covers(out, d, nil) && r.onWeakMiss(d, c.edge) {
+			// A die whose body the mask found but whose face did
+			// not read there: its pips read it, at a pip group's
+			// confidence.
+			d.Confidence = min(d.Confidence, sepConf)
+			notFlatGroup(&d, r.opts.MinFlatness)
+			if weakTrace != nil {
+				weakTrace(d)
+			}
+			out = append(out, d)
+			continue
+		}
 		if c.nPips > 0 || covers(out, d, nil) {
 			// A pip group's face is a second look at an unread die
 			// only: as a die of its own (the frame's other dice
@@ -685,6 +707,7 @@ func (r *Reader) readCandidate(fr bgrImage, c candidate, roi image.Rectangle, oc
 	d.Confidence = fv.conf
 	d.silEdge = fv.silEdge
 	r.lastPipOff, r.lastLarger, r.lastColSpread = 0, false, 0
+	r.lastBlobs = fv.blobs
 	if candTrace != nil {
 		candTrace(blob, fv, shrunk)
 	}

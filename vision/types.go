@@ -48,6 +48,10 @@ type Detection struct {
 	// own (a region far too large for it, or a face placed in a region
 	// where nothing read), which the cocked net does not overrule.
 	keepNotFlat bool
+	// fromGroup: the die was made from a pip group (notFlatGroup); its
+	// face is placed by its pips alone, so it is no ruler of the
+	// frame's dice' sizes (relativeSize).
+	fromGroup bool
 	// beyond is the count of pip-like spots one side past the corners of
 	// the layout read for the value beyondOf (beyondPips; readCandidate):
 	// see beyondLook.
