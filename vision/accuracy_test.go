@@ -397,7 +397,7 @@ var photoBars = []photoBar{
 	{set: "byler_d6", minRecall: 0.9715, minPrecision: 0.975, maxWrong: 0.01, maxUnreadable: 0.0500,
 		issueRecall: 0.97, issuePrecision: 0.97, issueWrong: 0.01, issueUnreadable: 0.05, maxConfidentWrong: 1,
 		maxNotFlat: 100},
-	{set: "matteo_webcam", minRecall: 0.885, minPrecision: 0, maxWrong: 0.01, maxUnreadable: 0.03,
+	{set: "matteo_webcam", minRecall: 0.889, minPrecision: 0, maxWrong: 0.01, maxUnreadable: 0.03,
 		issueRecall: 0.90, issuePrecision: 0, issueWrong: 0.01, issueUnreadable: 1, pipBoxes: true,
 		maxNotFlat: 125},
 }
