@@ -740,9 +740,9 @@ func (r *Reader) footAside(d Detection, edge float64) bool {
 var earlyCockOff bool
 
 // earlyCockLook marks (earlyFlat) each unread die whose footprint alone
-// called it not flat and that the cocked nets call flat, for the two
-// later looks that check the face net's "not a clean top face" output
-// (netLook and sepLook) to read it.
+// called it not flat and that the cocked nets call flat, for the later
+// looks that check the face net's "not a clean top face" output (netLook,
+// sepLook, tmplNetLook and oneNetLook) to read it.
 //
 // The later looks read only dice called flat, and until cockLook that
 // call is the footprint's (flatness against MinFlatness), which the nets

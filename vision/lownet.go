@@ -48,17 +48,10 @@ func (r *Reader) lowNetLook(fr bgrImage, dets []Detection, roi image.Rectangle) 
 
 // netReadsBoth reports whether the face net's most likely face is v both
 // on the face rectangle c and on the square of edge at c's centre, its
-// reject output under netMaxReject on both patches.
+// reject output under netMaxReject on both patches: netSureBoth with no
+// least lead (the net's lead over its second face is never negative).
 func (r *Reader) netReadsBoth(fr bgrImage, c candidate, edge float64, v int) bool {
-	p, rej := r.ns.predictReject(r.net, fr, c)
-	if nv, _, _ := netTop2(p); nv != v || rej >= netMaxReject {
-		return false
-	}
-	sq := c
-	sq.w, sq.h, sq.edge = edge, edge, edge
-	ps, rejs := r.ns.predictReject(r.net, fr, sq)
-	nv, _, _ := netTop2(ps)
-	return nv == v && rejs < netMaxReject
+	return r.netSureBoth(fr, c, edge, v, 0)
 }
 
 // lowNetOff turns lowNetLook off (for tests); lowNetTrace, when set,
