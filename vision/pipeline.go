@@ -148,7 +148,11 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig, emit func(Event)) erro
 	})
 	defer mt.Close()
 	log.Info("camera view", "view", cal.View().String())
-	rd := NewReader(calibratedOptions(calNow, dieAt))
+	var acrossAt func(x, y float64) float64 // nil with a fixed die_px: the edge given
+	if cfg.DiePx <= 0 {
+		acrossAt = func(x, y float64) float64 { return calNow().DieAcrossPx(calibration.Point{X: x, Y: y}) }
+	}
+	rd := NewReader(calibratedOptions(calNow, dieAt, acrossAt))
 	defer rd.Close()
 	frame := gocv.NewMat()
 	defer frame.Close()
@@ -503,9 +507,10 @@ func snapshot(frame gocv.Mat, dets []Detection) []byte {
 // empty-table background (readAtRestRuled), and bg is the first frame
 // before any read: today the at-rest reader, which has no cocked nets to
 // cut, reads every throw.
-func calibratedOptions(calNow func() *calibration.Calibration, dieAt func(x, y float64) float64) ReaderOptions {
+func calibratedOptions(calNow func() *calibration.Calibration, dieAt, acrossAt func(x, y float64) float64) ReaderOptions {
 	return ReaderOptions{
 		ExpectedEdgePx: dieAt,
+		AcrossEdgePx:   acrossAt,
 		ViewTiltDeg: func(x, y float64) float64 {
 			return calNow().ViewTiltDeg(calibration.Point{X: x, Y: y})
 		},

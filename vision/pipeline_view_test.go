@@ -24,9 +24,12 @@ func TestCalibratedOptionsView(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := focal
-	opts := calibratedOptions(func() *calibration.Calibration { return now }, func(x, y float64) float64 { return 40 })
+	opts := calibratedOptions(func() *calibration.Calibration { return now }, func(x, y float64) float64 { return 40 }, func(x, y float64) float64 { return 43 })
 	if opts.ExpectedEdgePx(10, 10) != 40 {
 		t.Errorf("ExpectedEdgePx: not the die edge given")
+	}
+	if opts.AcrossEdgePx == nil || opts.AcrossEdgePx(10, 10) != 43 {
+		t.Errorf("AcrossEdgePx: not the edge across given")
 	}
 	for _, p := range []calibration.Point{{X: 960, Y: 540}, {X: 200, Y: 900}, {X: 1700, Y: 300}} {
 		up, want := opts.ViewUp(p.X, p.Y), focal.ViewUp(p)

@@ -25,6 +25,14 @@ type ReaderOptions struct {
 	// position, usually calibration.(*Calibration).DiePx. It wins over
 	// DiePx. Nil: use DiePx, or estimate from the image.
 	ExpectedEdgePx func(x, y float64) float64
+	// AcrossEdgePx gives the die edge in pixels at an image position
+	// across the camera's line of sight, usually
+	// calibration.(*Calibration).DieAcrossPx: the width of the picture of
+	// a whole flat die (its top and the side faces in sight), which off
+	// vertical is larger than ExpectedEdgePx's mean edge. outlineStacked
+	// measures a die's outline against it. Nil (or 0 at a position): the
+	// expected edge.
+	AcrossEdgePx func(x, y float64) float64
 	// MinConfidence is the confidence below which a die is reported
 	// unreadable (Value 0). Zero means DefaultMinConfidence.
 	MinConfidence float64

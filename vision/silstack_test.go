@@ -5,7 +5,9 @@ import "testing"
 // TestOutlineStacked pins outlineStacked on detections: a read die whose
 // outline is outlineStackedCut expected edges or more takes the outline's
 // ratio as its size; an unread die, a smaller outline, a size already
-// larger, no outline and an unknown die size leave the size as it was.
+// larger, no outline and an unknown die size leave the size as it was;
+// with the edge across the line of sight given, the outline is measured
+// against it.
 func TestOutlineStacked(t *testing.T) {
 	base := Detection{Value: 3, Confidence: 1, EdgePx: 21, SizeRatio: 1.05, silEdge: 30}
 	cases := []struct {
@@ -24,6 +26,17 @@ func TestOutlineStacked(t *testing.T) {
 			o.DiePx = 0
 			o.ExpectedEdgePx = func(x, y float64) float64 { return 19 }
 		}, 30.0 / 19},
+		// A tilted camera: the outline 1.5 mean edges, 1.43 across the
+		// line of sight (the side faces in sight), under the cut.
+		{"edge across the line of sight", func(_ *Detection, o *ReaderOptions) {
+			o.AcrossEdgePx = func(x, y float64) float64 { return 21 }
+		}, 1.05},
+		{"edge across past the cut", func(_ *Detection, o *ReaderOptions) {
+			o.AcrossEdgePx = func(x, y float64) float64 { return 20.5 }
+		}, 30.0 / 20.5},
+		{"edge across not known there", func(_ *Detection, o *ReaderOptions) {
+			o.AcrossEdgePx = func(x, y float64) float64 { return 0 }
+		}, 1.5},
 	}
 	for _, c := range cases {
 		d := base

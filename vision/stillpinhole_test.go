@@ -123,6 +123,7 @@ func stillPinholeView(tr scene.StillTruth, o *ReaderOptions) {
 	}
 	o.DiePx = at(float64(tr.Width)/2, float64(tr.Height)/2)
 	o.ExpectedEdgePx = at
+	o.AcrossEdgePx = func(x, y float64) float64 { return c.DieAcrossPx(calibration.Point{X: x, Y: y}) }
 	o.ViewTiltDeg, o.ViewUp = nil, nil
 	if os.Getenv("DICEWATCH_STILL_VIEW") == "none" {
 		return
