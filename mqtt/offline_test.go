@@ -2,6 +2,7 @@ package mqtt
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -52,8 +53,12 @@ func TestPublishOfflineLeavesQueuedCommands(t *testing.T) {
 	}
 	sub := mqtttest.Subscribe(t, b.URL(), mqtttest.SubscriberOptions{ClientID: "late"}, cfg.Prefix+"status")
 	msgs := sub.Wait(5*time.Second, func(m []mqtttest.Message) bool { return len(m) > 0 })
-	if len(msgs) == 0 || !msgs[0].Retained || string(msgs[0].Payload) == "" {
+	if len(msgs) == 0 || !msgs[0].Retained {
 		t.Fatalf("retained status %v", msgs)
+	}
+	var st struct{ Status, Reason, Detail string }
+	if err := json.Unmarshal(msgs[0].Payload, &st); err != nil || st.Status != "offline" || st.Reason != ReasonJournalDamaged || st.Detail != "damaged" {
+		t.Fatalf("retained status %s (%v), want offline, %s, damaged", msgs[0].Payload, err, ReasonJournalDamaged)
 	}
 
 	got := make(chan string, 4)
