@@ -132,3 +132,30 @@ func TestOnWeakMiss(t *testing.T) {
 		t.Error("weakOff: onWeakMiss still acts")
 	}
 }
+
+// TestOnWeakMissPhoto: the byler_d6 die onWeakMiss finds (the 3 labelled
+// first in IMG_20191209_100719, where the mask found part of its body but
+// the face did not read) is found and read right with the pass on, read as
+// TestAccuracyPhotos reads it, and is not found with it off.
+func TestOnWeakMissPhoto(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads a byler photo")
+	}
+	ps := loadPhotoSet(t, "byler_d6")
+	r := NewReader(ReaderOptions{})
+	defer r.Close()
+	netOf := heldOutNets(t, ps.name, r)
+	if netOf == nil {
+		t.Skip("no face net")
+	}
+	const name = "IMG_20191209_100719.jpg"
+	r.net = netOf[name]
+	if v := readPhotoDieWith(t, r, ps, name, 0); v != 3 {
+		t.Errorf("%s die 0: %d with onWeakMiss, want 3 (-1: not found)", name, v)
+	}
+	weakOff = true
+	defer func() { weakOff = false }()
+	if v := readPhotoDieWith(t, r, ps, name, 0); v != -1 {
+		t.Errorf("%s die 0: %d without onWeakMiss, want not found (-1)", name, v)
+	}
+}
