@@ -77,6 +77,26 @@ func diagFile(t *testing.T, env string) *os.File {
 	return f
 }
 
+// diagDirFile makes the directory the environment variable env names
+// and creates the file name in it, closed when the test ends; it skips
+// the test without env. For the diagnostics that also write crops there.
+func diagDirFile(t *testing.T, env, name string) (string, *os.File) {
+	t.Helper()
+	dir := os.Getenv(env)
+	if dir == "" {
+		t.Skip(env + " not set")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return dir, f
+}
+
 // readTraced is what a read traced (readTrace) of a detection: the face
 // value the first look settled on and whether its face was shrunk.
 type readTraced struct {

@@ -28,18 +28,7 @@ import (
 // right; truth top green, hull dark green, nearest detection red). A
 // tuning tool: skipped without that variable.
 func TestPinholeMissDiag(t *testing.T) {
-	dir := os.Getenv("DICEWATCH_PINMISS")
-	if dir == "" {
-		t.Skip("set DICEWATCH_PINMISS=dir")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Create(filepath.Join(dir, "miss.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	dir, f := diagDirFile(t, "DICEWATCH_PINMISS", "miss.tsv")
 	w := bufio.NewWriter(f)
 	defer w.Flush()
 	fmt.Fprintln(w, "seed\tdie\tstyle\tbg\ttilt\thPinMM\tgrpHist\tgrpPin\thitHist\thitPin\tvalHist\tvalPin\tconfPin\t"+

@@ -69,18 +69,7 @@ func init() {
 // its hull (dark green) and the detection's box (red). It is a tuning
 // tool: skipped without that variable.
 func TestStillWrongDump(t *testing.T) {
-	dir := os.Getenv("DICEWATCH_WRONG_DUMP")
-	if dir == "" {
-		t.Skip("DICEWATCH_WRONG_DUMP not set")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Create(filepath.Join(dir, "wrong.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	dir, f := diagDirFile(t, "DICEWATCH_WRONG_DUMP", "wrong.tsv")
 	fmt.Fprintln(f, "seed\tmode\tdie\tgroup\tstyle\tbg\ttilt\tedgePx\ttruth\tread\tconf\tflatness\tsizeRatio\tdetEdge/edge\t"+
 		"blobs\tlv\tlscore\ttmpl\tncc\tjunk\tsq\tshrunk\tiouTop\tiouHull\tothersInBox\ttouching\tchips\twall\tflags\tcrop")
 	type key = [2]float64 // a detection's centre
